@@ -1,0 +1,156 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Public interface of the EMST engine: exact Euclidean minimum spanning trees of 2D/3D point
+// clouds, on a CUDA GPU or on the CPU, from one algorithm source. No VTK, Thrust or CUDA type
+// appears here: the filters, the command-line program and the tests build with the host compiler.
+//
+// Reference: Qiao & Creput 2021 (grid + component-based nearest-neighbour search + Boruvka),
+// Prokopenko et al. 2022 (single-tree Boruvka EMST, component pruning), in ../shared/papers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace emst
+{
+
+/// Which engine runs. Auto uses the GPU when a usable CUDA device exists (probed lazily, on the
+/// first call), else the CPU; Stats::backend and Result::messages say which one ran and why.
+enum class Backend
+{
+  Auto,
+  Cuda,
+  Cpu
+};
+
+enum class ScalarType
+{
+  Float32,
+  Float64
+};
+
+/// Where PointCloudView::data lives. Device pointers are accepted by the CUDA backend only
+/// (for callers whose points are already on the GPU; no upload is then timed).
+enum class MemorySpace
+{
+  Host,
+  Device
+};
+
+/// A borrowed, read-only view of `count` points. Point k has coordinates
+/// data[k*stride + 0 .. k*stride + dimension-1] (in scalars, not bytes).
+struct PointCloudView
+{
+  const void* data = nullptr;
+  ScalarType scalarType = ScalarType::Float32;
+  int dimension = 3;       ///< 2 or 3
+  std::size_t count = 0;   ///< number of points, below 2^32 - 1
+  std::size_t stride = 0;  ///< scalars between consecutive points; 0 means `dimension`
+  MemorySpace memory = MemorySpace::Host;
+};
+
+/// One tree edge between input points i < j (indices into the input), with its Euclidean length
+/// computed in double precision from the input coordinates.
+struct Edge
+{
+  std::uint32_t i = 0;
+  std::uint32_t j = 0;
+  double length = 0.0;
+};
+
+enum class ErrorCode
+{
+  InvalidInput,       ///< null data, bad dimension, too many points, ...
+  OutOfMemory,        ///< the backend could not allocate its working memory
+  DeviceUnavailable,  ///< CUDA requested but not compiled in, no device, or no driver
+  DeviceError,        ///< a CUDA call or kernel failed
+  Cancelled,          ///< the progress callback asked to stop
+  Internal            ///< a broken invariant: a bug, please report it
+};
+
+/// Every failure of the engine is reported as an emst::Error (never a crash or a hang).
+class Error : public std::runtime_error
+{
+public:
+  Error(ErrorCode code, const std::string& message)
+    : std::runtime_error(message)
+    , Code(code)
+  {
+  }
+  ErrorCode code() const noexcept { return this->Code; }
+
+private:
+  ErrorCode Code;
+};
+
+/// Called on the calling thread between steps with the fraction done (0..1) and the name of the
+/// step about to run. Returning false cancels: computeEmst then throws Error(Cancelled).
+using ProgressCallback = std::function<bool(double fraction, const char* step)>;
+
+struct Options
+{
+  Backend backend = Backend::Auto;
+  ProgressCallback progress;
+  int cpuThreads = 0;             ///< CPU backend threads; 0 = the OpenMP default
+  int cudaDevice = 0;             ///< CUDA device ordinal
+  bool keepDeviceMemory = false;  ///< keep the GPU memory pool between calls (benchmarks)
+};
+
+struct PhaseTime
+{
+  std::string name;
+  double milliseconds = 0.0;
+};
+
+struct Stats
+{
+  Backend backend = Backend::Cpu;  ///< the backend that ran (never Auto)
+  std::string deviceName;          ///< GPU name, or "CPU (N threads)"
+  int rounds = 0;                  ///< Boruvka rounds
+  std::size_t inputPoints = 0;
+  std::size_t validPoints = 0;      ///< points with finite coordinates
+  std::size_t nonFinitePoints = 0;  ///< left out of the tree (no edges)
+  std::size_t duplicatePoints = 0;  ///< extra copies of identical points (joined by 0-length edges)
+  std::vector<PhaseTime> phases;    ///< compute phases, in order
+  double computeMilliseconds = 0.0; ///< points in backend memory -> sorted edges in backend memory
+  double uploadMilliseconds = 0.0;  ///< host -> device copy of the points (CUDA, host input)
+  double downloadMilliseconds = 0.0;///< device -> host copy of the edges (CUDA)
+  std::size_t peakBackendBytes = 0; ///< peak working memory of the engine in backend memory
+                                    ///< (device memory for CUDA, heap for CPU), input excluded
+};
+
+struct Result
+{
+  /// validPoints - 1 edges (none for fewer than two valid points), ordered totally by
+  /// (length, i, j): the same list, bit for bit, on every backend.
+  std::vector<Edge> edges;
+  double totalWeight = 0.0;  ///< compensated sum of the lengths, in edge order
+  Stats stats;
+  std::vector<std::string> messages;  ///< warnings and notes (left-out points, CPU fallback, ...)
+};
+
+/// Computes the Euclidean minimum spanning tree of the finite points of `points`.
+/// Among equal-length candidate edges the tree is the unique MST under the total order
+/// (squared float32 distance of the bounding-box-shifted coordinates, min index, max index),
+/// so it does not depend on the backend, the thread count or the run.
+/// Throws emst::Error.
+Result computeEmst(const PointCloudView& points, const Options& options = {});
+
+/// True when this build contains the CUDA backend.
+bool cudaBackendCompiled() noexcept;
+
+/// True when the CUDA backend is compiled in and a usable device (sm_75 or newer) and driver are
+/// present; otherwise false, with the reason in *reason when given.
+bool cudaDeviceAvailable(std::string* reason = nullptr);
+
+const char* backendName(Backend backend) noexcept;
+
+/// "auto", "cuda"/"gpu", "cpu" (any case) -> Backend; anything else throws Error(InvalidInput).
+Backend parseBackend(const std::string& name);
+
+} // namespace emst

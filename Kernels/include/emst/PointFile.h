@@ -1,0 +1,39 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Reading point clouds from files, for the emst program, the benchmark and the tests.
+#pragma once
+
+#include "emst/Emst.h"
+
+#include <string>
+#include <vector>
+
+namespace emst
+{
+
+/// Points read from a file, stored point-major. `.f32` files keep float32; text files are read
+/// as double (an `.xyz` written from float32 values with their exact decimal expansion reads back
+/// to the same numbers).
+struct PointSet
+{
+  int dimension = 3;
+  std::size_t count = 0;
+  std::vector<float> float32;   ///< filled for .f32 input
+  std::vector<double> float64;  ///< filled for text input
+  PointCloudView view() const;  ///< a view of whichever vector is filled
+};
+
+/// Reads `.f32` (little-endian uint64 n, uint32 dim, then n*dim float32, point-major) or text
+/// (`.xyz`, `.csv`, `.txt`: one point per line, 2 or 3 numbers separated by spaces, tabs or commas;
+/// lines starting with '#' and a non-numeric header line are skipped). Throws Error(InvalidInput)
+/// with the path and the reason on any problem.
+PointSet readPointFile(const std::string& path);
+
+/// Writes `.f32`.
+void writeF32(const std::string& path, const PointSet& points);
+
+/// Writes the edges as text, one "i j length" line per edge (length with 17 significant digits).
+void writeEdges(const std::string& path, const std::vector<Edge>& edges);
+
+} // namespace emst
