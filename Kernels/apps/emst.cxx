@@ -1,0 +1,267 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// emst: the engine from the command line. Reads a point file, computes its Euclidean minimum
+// spanning tree and prints one machine-readable summary line
+//   points=N dim=D edges=E total_weight=W backend=B time_ms=T
+// (W with 17 significant digits, T the wall time of the computeEmst call), then details.
+// Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
+#include "emst/Emst.h"
+#include "emst/PointFile.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+namespace
+{
+
+const char* const UsageText =
+  "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] FILE\n";
+
+const char* const HelpText =
+  "Computes the exact Euclidean minimum spanning tree of a 2D or 3D point cloud.\n"
+  "\n"
+  "FILE             .f32 (little-endian uint64 n, uint32 dim, n*dim float32, point-major), or\n"
+  "                 text (.xyz, .csv, .txt): one point per line, 2 or 3 numbers separated by\n"
+  "                 spaces, tabs or commas; '#' lines and one header line are skipped.\n"
+  "--backend B      auto (GPU when usable, else CPU; the default), cuda (or gpu), cpu.\n"
+  "                 Without --backend, the environment variable EMST_BACKEND is used if set.\n"
+  "--threads N      CPU backend threads (0 = the OpenMP default).\n"
+  "--edges OUT.txt  write the edges, one \"i j length\" line each (17 significant digits),\n"
+  "                 ordered by (length, i, j).\n"
+  "--quiet          print the summary line only (no details, no engine messages).\n"
+  "-h, --help       this text.\n"
+  "\n"
+  "Output (stdout):\n"
+  "  points=N dim=D edges=E total_weight=W backend=B time_ms=T\n"
+  "  then, unless --quiet: device, point statistics, rounds, compute/upload/download times,\n"
+  "  peak working memory and the per-phase times. Engine messages go to stderr.\n"
+  "Exit status: 0 success, 1 error (file or engine), 2 usage error.\n";
+
+struct UsageError
+{
+  std::string message;
+};
+
+struct CommandLine
+{
+  std::string backend;
+  bool backendGiven = false;
+  int threads = 0;
+  std::string edgesPath;
+  bool quiet = false;
+  std::string input;
+  bool help = false;
+};
+
+int parseThreads(const std::string& text)
+{
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < 0 || value > 1 << 20)
+  {
+    throw UsageError{ "--threads needs a non-negative integer, got '" + text + "'" };
+  }
+  return static_cast<int>(value);
+}
+
+CommandLine parseCommandLine(int argc, char** argv)
+{
+  CommandLine cl;
+  bool onlyFiles = false;
+  for (int k = 1; k < argc; ++k)
+  {
+    const std::string arg = argv[k];
+    // Accept both "--opt value" and "--opt=value".
+    std::string name = arg;
+    std::string value;
+    bool hasInlineValue = false;
+    if (!onlyFiles && arg.rfind("--", 0) == 0)
+    {
+      const std::size_t eq = arg.find('=');
+      if (eq != std::string::npos)
+      {
+        name = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        hasInlineValue = true;
+      }
+    }
+    auto takeValue = [&](const char* option) -> std::string {
+      if (hasInlineValue)
+      {
+        return value;
+      }
+      if (k + 1 >= argc)
+      {
+        throw UsageError{ std::string(option) + " needs a value" };
+      }
+      return argv[++k];
+    };
+
+    if (onlyFiles || arg.empty() || arg[0] != '-' || arg == "-")
+    {
+      if (!cl.input.empty())
+      {
+        throw UsageError{ "more than one input file ('" + cl.input + "' and '" + arg + "')" };
+      }
+      cl.input = arg;
+    }
+    else if (arg == "--")
+    {
+      onlyFiles = true;
+    }
+    else if (arg == "-h" || arg == "--help")
+    {
+      cl.help = true;
+    }
+    else if (name == "--backend")
+    {
+      cl.backend = takeValue("--backend");
+      cl.backendGiven = true;
+    }
+    else if (name == "--threads")
+    {
+      cl.threads = parseThreads(takeValue("--threads"));
+    }
+    else if (name == "--edges")
+    {
+      cl.edgesPath = takeValue("--edges");
+      if (cl.edgesPath.empty())
+      {
+        throw UsageError{ "--edges needs a file name" };
+      }
+    }
+    else if (arg == "--quiet" || arg == "-q")
+    {
+      cl.quiet = true;
+    }
+    else
+    {
+      throw UsageError{ "unknown option '" + arg + "'" };
+    }
+  }
+  if (!cl.help && cl.input.empty())
+  {
+    throw UsageError{ "no input file" };
+  }
+  return cl;
+}
+
+int run(const CommandLine& cl)
+{
+  emst::Options options;
+  std::string backendText = cl.backend;
+  if (!cl.backendGiven)
+  {
+    const char* fromEnvironment = std::getenv("EMST_BACKEND");
+    backendText = (fromEnvironment && *fromEnvironment) ? fromEnvironment : "auto";
+  }
+  try
+  {
+    options.backend = emst::parseBackend(backendText);
+  }
+  catch (const emst::Error&)
+  {
+    throw UsageError{ "unknown backend '" + backendText + "' (expected auto, cuda, gpu or cpu)" +
+      (cl.backendGiven ? "" : " in EMST_BACKEND") };
+  }
+  options.cpuThreads = cl.threads;
+
+  const emst::PointSet points = emst::readPointFile(cl.input);
+
+  const auto start = std::chrono::steady_clock::now();
+  const emst::Result result = emst::computeEmst(points.view(), options);
+  const auto stop = std::chrono::steady_clock::now();
+  const double wallMilliseconds = std::chrono::duration<double, std::milli>(stop - start).count();
+
+  if (!cl.quiet)
+  {
+    for (const std::string& message : result.messages)
+    {
+      std::fprintf(stderr, "emst: %s\n", message.c_str());
+    }
+  }
+
+  const emst::Stats& s = result.stats;
+  std::printf("points=%zu dim=%d edges=%zu total_weight=%.17g backend=%s time_ms=%.3f\n",
+    points.count, points.dimension, result.edges.size(), result.totalWeight,
+    emst::backendName(s.backend), wallMilliseconds);
+  if (!cl.quiet)
+  {
+    std::printf("device=\"%s\" valid_points=%zu nonfinite_points=%zu duplicate_points=%zu "
+                "rounds=%d\n",
+      s.deviceName.c_str(), s.validPoints, s.nonFinitePoints, s.duplicatePoints, s.rounds);
+    const double mfeatures = s.computeMilliseconds > 0.0
+      ? static_cast<double>(points.count) * points.dimension / (s.computeMilliseconds * 1e-3) / 1e6
+      : 0.0;
+    std::printf("compute_ms=%.3f upload_ms=%.3f download_ms=%.3f mfeatures_per_s=%.1f "
+                "peak_backend_bytes=%zu\n",
+      s.computeMilliseconds, s.uploadMilliseconds, s.downloadMilliseconds, mfeatures,
+      s.peakBackendBytes);
+    std::string phases = "phases_ms:";
+    for (const emst::PhaseTime& phase : s.phases)
+    {
+      char value[64];
+      std::snprintf(value, sizeof(value), "%.3f", phase.milliseconds);
+      phases += " " + phase.name + "=" + value;
+    }
+    std::printf("%s\n", phases.c_str());
+  }
+  std::fflush(stdout);
+
+  if (!cl.edgesPath.empty())
+  {
+    emst::writeEdges(cl.edgesPath, result.edges);
+    if (!cl.quiet)
+    {
+      std::fprintf(stderr, "emst: wrote %zu edges to %s\n", result.edges.size(), cl.edgesPath.c_str());
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  CommandLine cl;
+  try
+  {
+    cl = parseCommandLine(argc, argv);
+    if (cl.help)
+    {
+      std::fputs(UsageText, stdout);
+      std::fputs(HelpText, stdout);
+      return 0;
+    }
+    return run(cl);
+  }
+  catch (const UsageError& e)
+  {
+    std::fprintf(stderr, "emst: usage error: %s\n%s(emst --help for details)\n", e.message.c_str(),
+      UsageText);
+    return 2;
+  }
+  catch (const emst::Error& e)
+  {
+    std::fprintf(stderr, "emst: error: %s\n", e.what());
+    return 1;
+  }
+  catch (const std::bad_alloc&)
+  {
+    std::fprintf(stderr, "emst: error: out of host memory\n");
+    return 1;
+  }
+  catch (const std::exception& e)
+  {
+    std::fprintf(stderr, "emst: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,698 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// emst_benchmark: times the engine on point files and prints one Markdown table row per set.
+// Metric (DESIGN.md): MFeatures/s = n * dim / (median computeMilliseconds / 1000) / 1e6, upload
+// and download reported apart; peak working memory per point = peakBackendBytes / n.
+// Each set runs once to warm up (device memory pool kept: Options::keepDeviceMemory), then
+// --repeat times; times are medians over the timed runs. The total weight is checked against
+// the reference (NAME.ref.json beside the file, or gen_points_reference.txt for the standard
+// synthetic sets) and the program exits with status 1 if any set fails or is off by more than
+// the tolerance (2 for usage errors).
+#include "emst/Emst.h"
+#include "emst/PointFile.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+const char* const UsageText =
+  "usage: emst_benchmark [--backend auto|cuda|cpu] [--repeat N] [--threads N] [--data-dir DIR]\n"
+  "                      [--reference FILE] [--tolerance X] [--csv FILE] [--json FILE]\n"
+  "                      [--no-header] SET...\n";
+
+const char* const HelpText =
+  "SET is a point file (.f32, .xyz, .csv, .txt), or a name: a standard synthetic set such as\n"
+  "uniform_1e7_3d is read from DIR/NAME.f32 (--data-dir, default $EMST_BENCH_DATA or .), a\n"
+  "shared data set such as scan_bunny36k from $EMST_SHARED_DIR/data/NAME.f32.\n"
+  "\n"
+  "--backend B    auto (default), cuda (gpu) or cpu.\n"
+  "--repeat N     timed runs per set after one warm-up run (default 5).\n"
+  "--threads N    CPU backend threads (0 = OpenMP default).\n"
+  "--reference F  gen_points_reference.txt (default: $EMST_SHARED_DIR/tools/, else found\n"
+  "               beside the set as ../tools/ or ./).\n"
+  "--tolerance X  largest accepted relative error of the total weight (default 1e-6).\n"
+  "--csv FILE, --json FILE   also write the results there.\n"
+  "--no-header    print the rows only (to append to an existing table).\n"
+  "\n"
+  "Columns: median and min of Stats::computeMilliseconds; MFeatures/s = n*dim/(median s)/1e6;\n"
+  "upload/download medians; peak backend bytes per point (max over runs); Boruvka rounds; the\n"
+  "total weight, its reference and relative error; per-phase medians (Stats::phases).\n"
+  "Exit status: 0 all sets ran and matched their references (or have none), 1 otherwise,\n"
+  "2 usage error.\n";
+
+struct UsageError
+{
+  std::string message;
+};
+
+struct Settings
+{
+  emst::Options options;
+  int repeat = 5;
+  std::string dataDir;
+  std::string referencePath;
+  double tolerance = 1e-6;
+  std::string csvPath;
+  std::string jsonPath;
+  bool header = true;
+  std::vector<std::string> sets;
+};
+
+struct Row
+{
+  std::string name;
+  std::size_t n = 0;
+  int dim = 0;
+  std::string backend;
+  std::string device;
+  double medianMs = 0, minMs = 0, mfeatures = 0, uploadMs = 0, downloadMs = 0, bytesPerPoint = 0;
+  int rounds = 0;
+  double totalWeight = 0;
+  bool haveReference = false;
+  double reference = 0;
+  double relativeError = 0;
+  std::vector<std::pair<std::string, double>> phases; // medians, in engine order
+  std::string status = "ok"; // ok | MISMATCH | ERROR
+  std::string note;
+};
+
+double median(std::vector<double> v)
+{
+  if (v.empty())
+  {
+    return 0.0;
+  }
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+bool fileExists(const std::string& path)
+{
+  std::ifstream f(path, std::ios::binary);
+  return static_cast<bool>(f);
+}
+
+std::string directoryOf(const std::string& path)
+{
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+std::string stemOf(const std::string& path)
+{
+  const std::size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+bool looksLikePath(const std::string& set)
+{
+  return set.find('/') != std::string::npos || set.find('.') != std::string::npos;
+}
+
+std::string sharedDir()
+{
+  const char* env = std::getenv("EMST_SHARED_DIR");
+  return env && *env ? std::string(env) : std::string();
+}
+
+std::string resolveSet(const std::string& set, const Settings& settings)
+{
+  if (looksLikePath(set))
+  {
+    return set;
+  }
+  std::vector<std::string> candidates;
+  candidates.push_back(settings.dataDir + "/" + set + ".f32");
+  if (!sharedDir().empty())
+  {
+    candidates.push_back(sharedDir() + "/data/" + set + ".f32");
+  }
+  for (const std::string& c : candidates)
+  {
+    if (fileExists(c))
+    {
+      return c;
+    }
+  }
+  std::string tried;
+  for (const std::string& c : candidates)
+  {
+    tried += (tried.empty() ? "" : ", ") + c;
+  }
+  throw emst::Error(emst::ErrorCode::InvalidInput, "set '" + set + "' not found (tried " + tried + ")");
+}
+
+std::string readWholeFile(const std::string& path)
+{
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// The number after "key": in a JSON text (a deliberately simple reader for NAME.ref.json).
+bool jsonNumber(const std::string& text, const std::string& key, double& value)
+{
+  const std::string quoted = "\"" + key + "\"";
+  std::size_t at = text.find(quoted);
+  if (at == std::string::npos)
+  {
+    return false;
+  }
+  at = text.find(':', at + quoted.size());
+  if (at == std::string::npos)
+  {
+    return false;
+  }
+  const char* begin = text.c_str() + at + 1;
+  char* end = nullptr;
+  value = std::strtod(begin, &end);
+  return end != begin;
+}
+
+/// Reference total weight for a set: NAME.ref.json beside the file, else the line of
+/// gen_points_reference.txt named like the file (its n and dim must match). Returns false and
+/// says why in *why when there is none.
+bool findReference(const std::string& file, std::size_t n, int dim, const Settings& settings,
+  double& weight, std::string& why)
+{
+  const std::string stem = stemOf(file);
+  const std::string json = directoryOf(file) + "/" + stem + ".ref.json";
+  if (fileExists(json))
+  {
+    if (jsonNumber(readWholeFile(json), "total_weight", weight))
+    {
+      return true;
+    }
+    why = "no total_weight in " + json;
+    return false;
+  }
+
+  std::vector<std::string> tables;
+  if (!settings.referencePath.empty())
+  {
+    tables.push_back(settings.referencePath);
+  }
+  else
+  {
+    if (!sharedDir().empty())
+    {
+      tables.push_back(sharedDir() + "/tools/gen_points_reference.txt");
+    }
+    tables.push_back(directoryOf(file) + "/../tools/gen_points_reference.txt");
+    tables.push_back(directoryOf(file) + "/gen_points_reference.txt");
+  }
+  for (const std::string& table : tables)
+  {
+    std::ifstream in(table);
+    if (!in)
+    {
+      continue;
+    }
+    std::string line;
+    while (std::getline(in, line))
+    {
+      if (line.empty() || line[0] == '#')
+      {
+        continue;
+      }
+      std::istringstream fields(line);
+      std::string name;
+      double refN = 0;
+      int refDim = 0;
+      std::string refWeight;
+      if (!(fields >> name >> refN >> refDim >> refWeight) || name != stem)
+      {
+        continue;
+      }
+      if (static_cast<std::size_t>(refN) != n || refDim != dim)
+      {
+        why = table + " lists " + name + " with n=" + std::to_string(static_cast<std::size_t>(refN)) +
+          " dim=" + std::to_string(refDim) + ", the file has n=" + std::to_string(n) +
+          " dim=" + std::to_string(dim);
+        return false;
+      }
+      weight = std::strtod(refWeight.c_str(), nullptr);
+      return true;
+    }
+    why = "no line for " + stem + " in " + table;
+    return false;
+  }
+  why = "no " + stem + ".ref.json and no gen_points_reference.txt found";
+  return false;
+}
+
+std::string formatDouble(const char* format, double value)
+{
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value);
+  return buffer;
+}
+
+std::string phasesText(const Row& row, const char* separator)
+{
+  std::string text;
+  for (const auto& phase : row.phases)
+  {
+    text += (text.empty() ? "" : separator) + phase.first + "=" + formatDouble("%.3f", phase.second);
+  }
+  return text;
+}
+
+std::string escapeMarkdown(std::string text)
+{
+  for (std::size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2))
+  {
+    text.replace(at, 1, "\\|");
+  }
+  return text;
+}
+
+std::string referenceText(const Row& row)
+{
+  return row.haveReference ? formatDouble("%.17g", row.reference) : "n/a";
+}
+
+std::string errorText(const Row& row)
+{
+  return row.haveReference && row.status != "ERROR" ? formatDouble("%.2e", row.relativeError) : "n/a";
+}
+
+const char* const MarkdownHeader =
+  "| set | n | dim | backend | device | median ms | min ms | MFeatures/s | upload ms | download ms "
+  "| bytes/point | rounds | total weight | reference | rel. error | status | phases (median ms) |\n"
+  "|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+
+std::string markdownRow(const Row& r)
+{
+  std::string status = r.status + (r.note.empty() ? "" : ": " + r.note);
+  if (r.status == "ERROR")
+  {
+    return "| " + r.name + " | " + (r.n ? std::to_string(r.n) : "?") + " | " +
+      (r.dim ? std::to_string(r.dim) : "?") + " | " + r.backend +
+      " | | | | | | | | | | | | " + escapeMarkdown(status) + " | |\n";
+  }
+  return "| " + r.name + " | " + std::to_string(r.n) + " | " + std::to_string(r.dim) + " | " +
+    r.backend + " | " + escapeMarkdown(r.device) + " | " + formatDouble("%.3f", r.medianMs) + " | " +
+    formatDouble("%.3f", r.minMs) + " | " + formatDouble("%.1f", r.mfeatures) + " | " +
+    formatDouble("%.3f", r.uploadMs) + " | " + formatDouble("%.3f", r.downloadMs) + " | " +
+    formatDouble("%.1f", r.bytesPerPoint) + " | " + std::to_string(r.rounds) + " | " +
+    formatDouble("%.17g", r.totalWeight) + " | " + referenceText(r) + " | " + errorText(r) + " | " +
+    escapeMarkdown(status) + " | " + escapeMarkdown(phasesText(r, "; ")) + " |\n";
+}
+
+std::string csvQuote(const std::string& text)
+{
+  std::string quoted = "\"";
+  for (char c : text)
+  {
+    quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  }
+  return quoted + "\"";
+}
+
+std::string jsonString(const std::string& text)
+{
+  std::string out = "\"";
+  for (char c : text)
+  {
+    if (c == '"' || c == '\\')
+    {
+      out += '\\';
+      out += c;
+    }
+    else if (static_cast<unsigned char>(c) < 0x20)
+    {
+      char buffer[8];
+      std::snprintf(buffer, sizeof(buffer), "\\u%04x", static_cast<unsigned>(c));
+      out += buffer;
+    }
+    else
+    {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumberText(double value, const char* format)
+{
+  return std::isfinite(value) ? formatDouble(format, value) : std::string("null");
+}
+
+void writeCsv(const std::string& path, const std::vector<Row>& rows)
+{
+  std::ofstream out(path);
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": cannot open for writing");
+  }
+  out << "set,n,dim,backend,device,median_ms,min_ms,mfeatures_per_s,upload_ms,download_ms,"
+         "bytes_per_point,rounds,total_weight,reference,relative_error,status,phases_median_ms\n";
+  for (const Row& r : rows)
+  {
+    out << csvQuote(r.name) << ',' << r.n << ',' << r.dim << ',' << r.backend << ','
+        << csvQuote(r.device) << ',' << formatDouble("%.4f", r.medianMs) << ','
+        << formatDouble("%.4f", r.minMs) << ',' << formatDouble("%.3f", r.mfeatures) << ','
+        << formatDouble("%.4f", r.uploadMs) << ',' << formatDouble("%.4f", r.downloadMs) << ','
+        << formatDouble("%.2f", r.bytesPerPoint) << ',' << r.rounds << ','
+        << formatDouble("%.17g", r.totalWeight) << ',' << referenceText(r) << ','
+        << errorText(r) << ',' << csvQuote(r.status + (r.note.empty() ? "" : ": " + r.note)) << ','
+        << csvQuote(phasesText(r, ";")) << '\n';
+  }
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": write failed");
+  }
+}
+
+void writeJson(const std::string& path, const std::vector<Row>& rows)
+{
+  std::ofstream out(path);
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": cannot open for writing");
+  }
+  out << "[\n";
+  for (std::size_t k = 0; k < rows.size(); ++k)
+  {
+    const Row& r = rows[k];
+    out << "  {\"set\": " << jsonString(r.name) << ", \"n\": " << r.n << ", \"dim\": " << r.dim
+        << ", \"backend\": " << jsonString(r.backend) << ", \"device\": " << jsonString(r.device)
+        << ", \"median_ms\": " << jsonNumberText(r.medianMs, "%.4f")
+        << ", \"min_ms\": " << jsonNumberText(r.minMs, "%.4f")
+        << ", \"mfeatures_per_s\": " << jsonNumberText(r.mfeatures, "%.3f")
+        << ", \"upload_ms\": " << jsonNumberText(r.uploadMs, "%.4f")
+        << ", \"download_ms\": " << jsonNumberText(r.downloadMs, "%.4f")
+        << ", \"bytes_per_point\": " << jsonNumberText(r.bytesPerPoint, "%.2f")
+        << ", \"rounds\": " << r.rounds
+        << ", \"total_weight\": " << jsonNumberText(r.totalWeight, "%.17g")
+        << ", \"reference\": " << (r.haveReference ? jsonNumberText(r.reference, "%.17g") : "null")
+        << ", \"relative_error\": "
+        << (r.haveReference && r.status != "ERROR" ? jsonNumberText(r.relativeError, "%.3e") : "null")
+        << ", \"status\": " << jsonString(r.status) << ", \"note\": " << jsonString(r.note)
+        << ", \"phases_median_ms\": {";
+    for (std::size_t p = 0; p < r.phases.size(); ++p)
+    {
+      out << (p ? ", " : "") << jsonString(r.phases[p].first) << ": "
+          << jsonNumberText(r.phases[p].second, "%.4f");
+    }
+    out << "}}" << (k + 1 < rows.size() ? "," : "") << "\n";
+  }
+  out << "]\n";
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": write failed");
+  }
+}
+
+Row benchmarkSet(const std::string& set, const Settings& settings)
+{
+  Row row;
+  row.name = looksLikePath(set) ? stemOf(set) : set;
+  row.backend = emst::backendName(settings.options.backend);
+  try
+  {
+    const std::string path = resolveSet(set, settings);
+    const emst::PointSet points = emst::readPointFile(path);
+    row.n = points.count;
+    row.dim = points.dimension;
+    std::fprintf(stderr, "emst_benchmark: %s (%s): n=%zu dim=%d, 1 warm-up + %d runs\n",
+      row.name.c_str(), path.c_str(), row.n, row.dim, settings.repeat);
+
+    std::vector<double> compute, upload, download;
+    std::map<std::string, std::vector<double>> phaseTimes;
+    std::vector<std::string> phaseOrder;
+    std::size_t peakBytes = 0;
+    emst::Result result;
+    for (int run = 0; run <= settings.repeat; ++run)
+    {
+      const double previousWeight = result.totalWeight;
+      const std::size_t previousEdges = result.edges.size();
+      result = emst::computeEmst(points.view(), settings.options);
+      if (run > 0 && (result.totalWeight != previousWeight || result.edges.size() != previousEdges))
+      {
+        row.status = "MISMATCH";
+        row.note = "runs differ (total weight " + formatDouble("%.17g", previousWeight) + " then " +
+          formatDouble("%.17g", result.totalWeight) + ")";
+      }
+      for (const std::string& message : result.messages)
+      {
+        if (run == 0)
+        {
+          std::fprintf(stderr, "emst_benchmark: %s: %s\n", row.name.c_str(), message.c_str());
+        }
+      }
+      if (run == 0)
+      {
+        continue; // warm-up: device context, memory pool, page faults
+      }
+      const emst::Stats& s = result.stats;
+      compute.push_back(s.computeMilliseconds);
+      upload.push_back(s.uploadMilliseconds);
+      download.push_back(s.downloadMilliseconds);
+      peakBytes = std::max(peakBytes, s.peakBackendBytes);
+      for (const emst::PhaseTime& phase : s.phases)
+      {
+        if (phaseTimes.find(phase.name) == phaseTimes.end())
+        {
+          phaseOrder.push_back(phase.name);
+        }
+        phaseTimes[phase.name].push_back(phase.milliseconds);
+      }
+    }
+    const emst::Stats& s = result.stats;
+    row.backend = emst::backendName(s.backend);
+    row.device = s.deviceName;
+    row.rounds = s.rounds;
+    row.totalWeight = result.totalWeight;
+    row.medianMs = median(compute);
+    row.minMs = compute.empty() ? 0.0 : *std::min_element(compute.begin(), compute.end());
+    row.uploadMs = median(upload);
+    row.downloadMs = median(download);
+    row.mfeatures = row.medianMs > 0.0
+      ? static_cast<double>(row.n) * row.dim / (row.medianMs / 1000.0) / 1e6
+      : 0.0;
+    row.bytesPerPoint = row.n ? static_cast<double>(peakBytes) / static_cast<double>(row.n) : 0.0;
+    for (const std::string& name : phaseOrder)
+    {
+      row.phases.emplace_back(name, median(phaseTimes[name]));
+    }
+
+    const std::size_t expectedEdges = s.validPoints > 0 ? s.validPoints - 1 : 0;
+    if (result.edges.size() != expectedEdges)
+    {
+      row.status = "MISMATCH";
+      row.note = std::to_string(result.edges.size()) + " edges for " + std::to_string(s.validPoints) +
+        " valid points";
+    }
+
+    std::string why;
+    row.haveReference = findReference(path, row.n, row.dim, settings, row.reference, why);
+    if (row.haveReference)
+    {
+      row.relativeError = row.reference != 0.0
+        ? std::fabs(row.totalWeight - row.reference) / std::fabs(row.reference)
+        : std::fabs(row.totalWeight);
+      if (!(row.relativeError <= settings.tolerance))
+      {
+        row.status = "MISMATCH";
+        row.note = "relative error " + formatDouble("%.3e", row.relativeError) + " > " +
+          formatDouble("%.1e", settings.tolerance);
+      }
+    }
+    else
+    {
+      std::fprintf(stderr, "emst_benchmark: %s: no reference weight (%s)\n", row.name.c_str(), why.c_str());
+    }
+  }
+  catch (const std::exception& e)
+  {
+    row.status = "ERROR";
+    row.note = e.what();
+    std::fprintf(stderr, "emst_benchmark: %s: error: %s\n", row.name.c_str(), e.what());
+  }
+  return row;
+}
+
+int parseInt(const std::string& option, const std::string& text, int lowest)
+{
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0 || value < lowest || value > 1000000)
+  {
+    throw UsageError{ option + " needs an integer >= " + std::to_string(lowest) + ", got '" + text + "'" };
+  }
+  return static_cast<int>(value);
+}
+
+Settings parseCommandLine(int argc, char** argv, bool& help)
+{
+  Settings settings;
+  const char* benchData = std::getenv("EMST_BENCH_DATA");
+  settings.dataDir = benchData && *benchData ? benchData : ".";
+  settings.options.keepDeviceMemory = true;
+  for (int k = 1; k < argc; ++k)
+  {
+    const std::string arg = argv[k];
+    std::string name = arg;
+    std::string value;
+    bool hasInlineValue = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos)
+    {
+      name = arg.substr(0, arg.find('='));
+      value = arg.substr(arg.find('=') + 1);
+      hasInlineValue = true;
+    }
+    auto takeValue = [&]() -> std::string {
+      if (hasInlineValue)
+      {
+        return value;
+      }
+      if (k + 1 >= argc)
+      {
+        throw UsageError{ name + " needs a value" };
+      }
+      return argv[++k];
+    };
+    if (arg == "-h" || arg == "--help")
+    {
+      help = true;
+    }
+    else if (name == "--backend")
+    {
+      const std::string text = takeValue();
+      try
+      {
+        settings.options.backend = emst::parseBackend(text);
+      }
+      catch (const emst::Error&)
+      {
+        throw UsageError{ "unknown backend '" + text + "'" };
+      }
+    }
+    else if (name == "--repeat")
+    {
+      settings.repeat = parseInt("--repeat", takeValue(), 1);
+    }
+    else if (name == "--threads")
+    {
+      settings.options.cpuThreads = parseInt("--threads", takeValue(), 0);
+    }
+    else if (name == "--data-dir")
+    {
+      settings.dataDir = takeValue();
+    }
+    else if (name == "--reference")
+    {
+      settings.referencePath = takeValue();
+    }
+    else if (name == "--tolerance")
+    {
+      const std::string text = takeValue();
+      char* end = nullptr;
+      settings.tolerance = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(settings.tolerance >= 0.0))
+      {
+        throw UsageError{ "--tolerance needs a non-negative number, got '" + text + "'" };
+      }
+    }
+    else if (name == "--csv")
+    {
+      settings.csvPath = takeValue();
+    }
+    else if (name == "--json")
+    {
+      settings.jsonPath = takeValue();
+    }
+    else if (arg == "--no-header")
+    {
+      settings.header = false;
+    }
+    else if (!arg.empty() && arg[0] == '-')
+    {
+      throw UsageError{ "unknown option '" + arg + "'" };
+    }
+    else
+    {
+      settings.sets.push_back(arg);
+    }
+  }
+  if (!help && settings.sets.empty())
+  {
+    throw UsageError{ "no set given" };
+  }
+  return settings;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  Settings settings;
+  try
+  {
+    bool help = false;
+    settings = parseCommandLine(argc, argv, help);
+    if (help)
+    {
+      std::fputs(UsageText, stdout);
+      std::fputs(HelpText, stdout);
+      return 0;
+    }
+  }
+  catch (const UsageError& e)
+  {
+    std::fprintf(stderr, "emst_benchmark: usage error: %s\n%s", e.message.c_str(), UsageText);
+    return 2;
+  }
+
+  if (settings.header)
+  {
+    std::fputs(MarkdownHeader, stdout);
+    std::fflush(stdout);
+  }
+  std::vector<Row> rows;
+  bool allGood = true;
+  for (const std::string& set : settings.sets)
+  {
+    rows.push_back(benchmarkSet(set, settings));
+    std::fputs(markdownRow(rows.back()).c_str(), stdout);
+    std::fflush(stdout); // rows appear as they finish: a later crash keeps the earlier ones
+    allGood = allGood && rows.back().status == "ok";
+  }
+  try
+  {
+    if (!settings.csvPath.empty())
+    {
+      writeCsv(settings.csvPath, rows);
+    }
+    if (!settings.jsonPath.empty())
+    {
+      writeJson(settings.jsonPath, rows);
+    }
+  }
+  catch (const std::exception& e)
+  {
+    std::fprintf(stderr, "emst_benchmark: error: %s\n", e.what());
+    return 1;
+  }
+  return allGood ? 0 : 1;
+}
