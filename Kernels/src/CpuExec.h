@@ -1,0 +1,140 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// CPU backend of the engine: the per-index functors run in OpenMP loops, the library algorithms
+// (sort, scan, copy_if, reduce) through Thrust's OpenMP system.
+#pragma once
+
+#include "emst/Emst.h"
+
+#include <thrust/system/omp/execution_policy.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+namespace emst
+{
+namespace detail
+{
+
+class CpuExec
+{
+public:
+  explicit CpuExec(int threads)
+    : Threads(threads > 0 ? threads : omp_get_max_threads())
+  {
+  }
+
+  int threads() const { return this->Threads; }
+
+  auto policy() const { return thrust::omp::par; }
+
+  template <class F>
+  void forEach(std::size_t n, const F& f)
+  {
+    std::int64_t const count = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static) num_threads(Threads)
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      f(static_cast<std::size_t>(i));
+    }
+  }
+
+  /// Searches vary in cost from point to point: balance them dynamically, in chunks that keep
+  /// neighbouring (Morton-ordered) points on one thread.
+  template <class F>
+  void forEachSearch(std::size_t n, const F& f)
+  {
+    std::int64_t const count = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(dynamic, 512) num_threads(Threads)
+    for (std::int64_t i = 0; i < count; ++i)
+    {
+      f(static_cast<std::size_t>(i));
+    }
+  }
+
+  void* allocate(std::size_t bytes)
+  {
+    if (bytes == 0)
+    {
+      return nullptr;
+    }
+    void* p = std::malloc(bytes);
+    if (!p)
+    {
+      throw Error(ErrorCode::OutOfMemory,
+        "could not allocate " + std::to_string(bytes >> 20) + " MiB of host memory");
+    }
+    this->Current += bytes;
+    this->Peak = this->Current > this->Peak ? this->Current : this->Peak;
+    return p;
+  }
+  void deallocate(void* p, std::size_t bytes) noexcept
+  {
+    if (p)
+    {
+      std::free(p);
+      this->Current -= bytes;
+    }
+  }
+  std::size_t peakBytes() const { return this->Peak; }
+
+  template <class T>
+  void fill(T* p, std::size_t n, T value)
+  {
+    this->forEach(n, [p, value](std::size_t i) { p[i] = value; });
+  }
+  template <class T>
+  T read(const T* p)
+  {
+    return *p;
+  }
+  template <class T>
+  void copyToHost(T* dst, const T* src, std::size_t n)
+  {
+    if (n)
+    {
+      std::memcpy(dst, src, n * sizeof(T));
+    }
+  }
+
+  void beginPhase(const std::string& name)
+  {
+    this->endCompute();
+    this->Phases.push_back(PhaseTime{name, 0.0});
+    this->Start = Clock::now();
+    this->Open = true;
+  }
+  /// Closes the running phase (the compute ends before the result is handed over).
+  void endCompute()
+  {
+    if (this->Open)
+    {
+      this->Phases.back().milliseconds =
+        std::chrono::duration<double, std::milli>(Clock::now() - this->Start).count();
+      this->Open = false;
+    }
+  }
+  const std::vector<PhaseTime>& phases() const { return this->Phases; }
+
+private:
+  using Clock = std::chrono::steady_clock;
+
+  int Threads;
+  std::size_t Current = 0;
+  std::size_t Peak = 0;
+  std::vector<PhaseTime> Phases;
+  Clock::time_point Start;
+  bool Open = false;
+};
+
+} // namespace detail
+} // namespace emst

@@ -1,0 +1,986 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// The per-index steps of the engine, written once: each functor is run for every index of its
+// domain by Exec::forEach, as a CUDA kernel (CUDA backend) or an OpenMP loop (CPU backend).
+// Array names say what they index: <value>Of<domain>, with their sizes in the comments.
+//   n: input points, v: finite points, m: distinct finite points (Morton order),
+//   L: leaf cells, k: components of the current round.
+#pragma once
+
+#include "Common.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace emst
+{
+namespace detail
+{
+
+// =============================================================================================
+// Input
+// =============================================================================================
+
+/// The caller's points, in their own type and layout. `data` is in backend memory.
+template <class T, int Dim>
+struct InputPoints
+{
+  const T* data;
+  std::size_t stride;  ///< scalars between consecutive points
+
+  EMST_HD double coordinate(std::size_t i, int axis) const
+  {
+    return static_cast<double>(data[i * stride + axis]);
+  }
+  EMST_HD bool isFinite(std::size_t i) const
+  {
+    for (int a = 0; a < Dim; ++a)
+    {
+      double const c = coordinate(i, a);
+      if (!(c - c == 0.0)) // false for NaN and +-Inf
+      {
+        return false;
+      }
+    }
+    return true;
+  }
+  /// Coordinates shifted by the bounding box's lower corner, then rounded to float: one formula
+  /// for the codes, the records and the duplicate test, on both backends.
+  EMST_HD void shifted(std::size_t i, const double* lo, float* out) const
+  {
+    for (int a = 0; a < Dim; ++a)
+    {
+      out[a] = static_cast<float>(coordinate(i, a) - lo[a]);
+    }
+    for (int a = Dim; a < 3; ++a)
+    {
+      out[a] = 0.0f;
+    }
+  }
+  /// Euclidean length in double, terms added in axis order, no contraction.
+  EMST_HD double length(std::size_t i, std::size_t j) const
+  {
+    double s = 0.0;
+    for (int a = 0; a < Dim; ++a)
+    {
+      double const d = coordinate(i, a) - coordinate(j, a);
+      s = (a == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
+    }
+    return sqrt(s);
+  }
+};
+
+template <class T, int Dim>
+struct IsFinitePoint
+{
+  InputPoints<T, Dim> input;
+  EMST_HD bool operator()(std::size_t i) const { return input.isFinite(i); }
+};
+
+/// Bounding box of one finite point (for a transform-reduce over the finite points).
+template <class T, int Dim>
+struct BoxOfPoint
+{
+  InputPoints<T, Dim> input;
+  const Index* pointOfFinite;  ///< [v]
+  EMST_HD BoundingBox operator()(std::size_t f) const
+  {
+    BoundingBox b{};
+    std::size_t const i = pointOfFinite[f];
+    for (int a = 0; a < 3; ++a)
+    {
+      double const c = a < Dim ? input.coordinate(i, a) : 0.0;
+      b.lo[a] = c;
+      b.hi[a] = c;
+    }
+    b.count = 1;
+    return b;
+  }
+};
+
+struct BoxUnion
+{
+  EMST_HD BoundingBox operator()(const BoundingBox& x, const BoundingBox& y) const
+  {
+    if (x.count == 0)
+    {
+      return y;
+    }
+    if (y.count == 0)
+    {
+      return x;
+    }
+    BoundingBox b{};
+    for (int a = 0; a < 3; ++a)
+    {
+      b.lo[a] = x.lo[a] < y.lo[a] ? x.lo[a] : y.lo[a];
+      b.hi[a] = x.hi[a] > y.hi[a] ? x.hi[a] : y.hi[a];
+    }
+    b.count = x.count + y.count;
+    return b;
+  }
+};
+
+/// Quantisation of shifted coordinates to the Morton lattice of the bounding cube (the largest
+/// extent on every axis: cells are cubes, and a flat or linear cloud never gets zero-size cells).
+template <int Dim>
+struct Quantizer
+{
+  float scale;  ///< lattice cells per unit of shifted coordinate (0 when all points coincide)
+
+  EMST_HD std::uint64_t code(const float* c) const
+  {
+    constexpr std::uint32_t kMax = (1u << MortonTraits<Dim>::kBitsPerAxis) - 1u;
+    std::uint64_t q[3] = {0, 0, 0};
+    for (int a = 0; a < Dim; ++a)
+    {
+      float const f = fmul(c[a], scale);
+      q[a] = f >= static_cast<float>(kMax) ? kMax : static_cast<std::uint32_t>(f);
+    }
+    if (Dim == 3)
+    {
+      return (spreadBits3(q[0]) << 2) | (spreadBits3(q[1]) << 1) | spreadBits3(q[2]);
+    }
+    return (spreadBits2(q[0]) << 1) | spreadBits2(q[1]);
+  }
+};
+
+/// codeOfFinite[f] = Morton code of finite point f; pointOfFinite[f] stays its input index.
+template <class T, int Dim>
+struct ComputeCodes
+{
+  InputPoints<T, Dim> input;
+  const Index* pointOfFinite;  ///< [v]
+  std::uint64_t* codeOfFinite; ///< [v]
+  double lo[3];
+  Quantizer<Dim> quantizer;
+  EMST_HD void operator()(std::size_t f) const
+  {
+    float c[3];
+    input.shifted(pointOfFinite[f], lo, c);
+    codeOfFinite[f] = quantizer.code(c);
+  }
+};
+
+// =============================================================================================
+// Duplicates: identical points are joined first by zero-length edges to the copy with the
+// smallest input index (the unique MST under our total order does exactly that), and the search
+// then runs on distinct points only.
+// =============================================================================================
+
+/// 1 where the sorted code equals a neighbour's: only there can identical points hide.
+struct SharesCode
+{
+  const std::uint64_t* code;  ///< [v], sorted
+  std::size_t count;
+  EMST_HD bool operator()(std::size_t s) const
+  {
+    return (s > 0 && code[s] == code[s - 1]) || (s + 1 < count && code[s] == code[s + 1]);
+  }
+};
+
+/// Sort key that groups identical points inside a run of equal codes, smallest index first.
+struct DuplicateKey
+{
+  std::uint64_t code;
+  float x[3];
+  Index point;
+};
+
+struct DuplicateKeyLess
+{
+  EMST_HD bool operator()(const DuplicateKey& a, const DuplicateKey& b) const
+  {
+    if (a.code != b.code)
+    {
+      return a.code < b.code;
+    }
+    for (int d = 0; d < 3; ++d)
+    {
+      if (a.x[d] != b.x[d])
+      {
+        return a.x[d] < b.x[d];
+      }
+    }
+    return a.point < b.point;
+  }
+};
+
+template <class T, int Dim>
+struct MakeDuplicateKey
+{
+  InputPoints<T, Dim> input;
+  const Index* slotOfRun;          ///< [r] sorted positions that share their code
+  const std::uint64_t* code;       ///< [v]
+  const Index* pointOfSorted;      ///< [v]
+  DuplicateKey* keyOfRun;          ///< [r]
+  double lo[3];
+  EMST_HD void operator()(std::size_t r) const
+  {
+    Index const s = slotOfRun[r];
+    DuplicateKey k;
+    k.code = code[s];
+    k.point = pointOfSorted[s];
+    input.shifted(k.point, lo, k.x);
+    keyOfRun[r] = k;
+  }
+};
+
+/// Writes the regrouped run back into its sorted positions (the set of positions is unchanged:
+/// runs are contiguous and the code stays the major key).
+struct ScatterDuplicateKey
+{
+  const Index* slotOfRun;      ///< [r]
+  const DuplicateKey* keyOfRun;///< [r], sorted
+  Index* pointOfSorted;        ///< [v]
+  EMST_HD void operator()(std::size_t r) const
+  {
+    pointOfSorted[slotOfRun[r]] = keyOfRun[r].point;
+  }
+};
+
+/// headOfSorted[s] = s for the first copy of a point, 0 for the other copies (a max-scan then
+/// gives every copy the position of its first copy).
+template <class T, int Dim>
+struct MarkCopies
+{
+  InputPoints<T, Dim> input;
+  const std::uint64_t* code;   ///< [v]
+  const Index* pointOfSorted;  ///< [v]
+  Index* headOfSorted;         ///< [v]
+  double lo[3];
+  EMST_HD void operator()(std::size_t s) const
+  {
+    bool copy = false;
+    if (s > 0 && code[s] == code[s - 1])
+    {
+      float a[3], b[3];
+      input.shifted(pointOfSorted[s], lo, a);
+      input.shifted(pointOfSorted[s - 1], lo, b);
+      copy = a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+    }
+    headOfSorted[s] = copy ? 0u : static_cast<Index>(s);
+  }
+};
+
+struct IsFirstCopy
+{
+  const Index* headOfSorted;  ///< [v], after the max-scan
+  EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] == s; }
+};
+
+struct IsLaterCopy
+{
+  const Index* headOfSorted;  ///< [v], after the max-scan
+  EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] != s; }
+};
+
+/// recordOfPoint[k]: shifted coordinates of distinct point k; every point starts as its own
+/// component (label k).
+template <class T, int Dim>
+struct MakeRecords
+{
+  InputPoints<T, Dim> input;
+  const Index* inputOfPoint;   ///< [m]
+  PointRecord* recordOfPoint;  ///< [m]
+  double lo[3];
+  EMST_HD void operator()(std::size_t k) const
+  {
+    PointRecord r;
+    input.shifted(inputOfPoint[k], lo, r.x);
+    r.comp = static_cast<Index>(k);
+    recordOfPoint[k] = r;
+  }
+};
+
+// =============================================================================================
+// Cells: the leaves are the largest Morton (octree/quadtree) cells holding at most `capacity`
+// points, so the cell size follows the local density: a uniform grid where the data are uniform,
+// finer cells inside dense clusters, coarser ones in sparse regions.
+// =============================================================================================
+
+/// levelOfPoint[k] = level of the leaf cell holding distinct point k.
+/// A cell at level l holds more than C points exactly when some window of C+1 consecutive
+/// (sorted) points lies in it, i.e. when the window's two ends share l levels. So the leaf level
+/// is one more than the deepest level shared by the ends of a window containing k.
+template <int Dim>
+struct LeafLevel
+{
+  const std::uint64_t* codeOfPoint;  ///< [m], sorted
+  std::uint8_t* levelOfPoint;        ///< [m]
+  std::size_t count;
+  int capacity;
+  EMST_HD void operator()(std::size_t k) const
+  {
+    constexpr int kBits = MortonTraits<Dim>::kBitsPerAxis;
+    std::size_t const c = static_cast<std::size_t>(capacity);
+    int level = 0;
+    if (count > c)
+    {
+      std::size_t const first = k >= c ? k - c : 0;
+      std::size_t const last = k + c < count ? k : count - 1 - c;
+      int shared = 0;
+      for (std::size_t j = first; j <= last; ++j)
+      {
+        int const s = commonLevels<Dim>(codeOfPoint[j], codeOfPoint[j + c]);
+        shared = s > shared ? s : shared;
+      }
+      level = shared + 1 < kBits ? shared + 1 : kBits;
+    }
+    levelOfPoint[k] = static_cast<std::uint8_t>(level);
+  }
+};
+
+/// True where a new leaf starts: k and k-1 are in different cells at the deeper of their levels.
+template <int Dim>
+struct StartsLeaf
+{
+  const std::uint64_t* codeOfPoint;  ///< [m]
+  const std::uint8_t* levelOfPoint;  ///< [m]
+  EMST_HD bool operator()(std::size_t k) const
+  {
+    if (k == 0)
+    {
+      return true;
+    }
+    int const a = levelOfPoint[k - 1];
+    int const b = levelOfPoint[k];
+    return commonLevels<Dim>(codeOfPoint[k - 1], codeOfPoint[k]) < (a > b ? a : b);
+  }
+};
+
+// =============================================================================================
+// Hierarchy: a binary radix tree over the leaf cells' Morton keys (Karras 2012, as in LBVH and
+// ArborX), built in parallel, one internal node per thread. Node 0 is the root.
+// =============================================================================================
+
+template <int Dim>
+struct BuildRadixTree
+{
+  const std::uint64_t* keyOfLeaf;  ///< [L], strictly increasing
+  long long leaves;
+  TreeNode<Dim>* nodes;            ///< [L-1]
+  Index* parentOfNode;             ///< [L-1]: parent | slot<<31, kNone for the root
+  Index* parentOfLeaf;             ///< [L]
+
+  EMST_HD int delta(long long a, long long b) const
+  {
+    if (b < 0 || b >= leaves)
+    {
+      return -1;
+    }
+    return clz64(keyOfLeaf[a] ^ keyOfLeaf[b]);
+  }
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    long long const i = static_cast<long long>(index);
+    int const d = delta(i, i + 1) - delta(i, i - 1) >= 0 ? 1 : -1;
+    int const deltaMin = delta(i, i - d);
+    long long lengthMax = 2;
+    while (delta(i, i + lengthMax * d) > deltaMin)
+    {
+      lengthMax *= 2;
+    }
+    long long length = 0;
+    for (long long t = lengthMax / 2; t >= 1; t /= 2)
+    {
+      if (delta(i, i + (length + t) * d) > deltaMin)
+      {
+        length += t;
+      }
+    }
+    long long const j = i + length * d;
+    int const deltaNode = delta(i, j);
+    long long split = 0;
+    long long divisor = 2;
+    long long t;
+    do
+    {
+      t = (length + divisor - 1) / divisor;
+      if (delta(i, i + (split + t) * d) > deltaNode)
+      {
+        split += t;
+      }
+      divisor *= 2;
+    } while (t > 1);
+    long long const gamma = i + split * d + (d < 0 ? -1 : 0);
+    long long const lo = i < j ? i : j;
+    long long const hi = i < j ? j : i;
+
+    Index* child = nodes[index].child;
+    Index const g = static_cast<Index>(gamma);
+    if (lo == gamma)
+    {
+      child[0] = g | kLeafBit;
+      parentOfLeaf[g] = static_cast<Index>(i);
+    }
+    else
+    {
+      child[0] = g;
+      parentOfNode[g] = static_cast<Index>(i);
+    }
+    if (hi == gamma + 1)
+    {
+      child[1] = (g + 1) | kLeafBit;
+      parentOfLeaf[g + 1] = static_cast<Index>(i) | kSlotBit;
+    }
+    else
+    {
+      child[1] = g + 1;
+      parentOfNode[g + 1] = static_cast<Index>(i) | kSlotBit;
+    }
+  }
+};
+
+/// Tight boxes: each leaf computes its box, then climbs; at each node the first child to arrive
+/// stops and the second merges both slots and carries on (one thread per leaf, no level loop).
+template <int Dim>
+struct ClimbBoxes
+{
+  const PointRecord* recordOfPoint;  ///< [m]
+  const Index* firstPointOfLeaf;     ///< [L+1]
+  const Index* parentOfNode;         ///< [L-1]
+  const Index* parentOfLeaf;         ///< [L]
+  TreeNode<Dim>* nodes;              ///< [L-1]
+  Index* visitsOfNode;               ///< [L-1], zero on entry
+  EMST_HD void operator()(std::size_t leaf) const
+  {
+    float lo[Dim], hi[Dim];
+    for (int a = 0; a < Dim; ++a)
+    {
+      lo[a] = floatInfinity();
+      hi[a] = -floatInfinity();
+    }
+    for (Index k = firstPointOfLeaf[leaf]; k < firstPointOfLeaf[leaf + 1]; ++k)
+    {
+      for (int a = 0; a < Dim; ++a)
+      {
+        float const c = recordOfPoint[k].x[a];
+        lo[a] = c < lo[a] ? c : lo[a];
+        hi[a] = c > hi[a] ? c : hi[a];
+      }
+    }
+    Index ref = parentOfLeaf[leaf];
+    for (;;)
+    {
+      Index const node = ref & ~kSlotBit;
+      int const slot = (ref & kSlotBit) ? 1 : 0;
+      TreeNode<Dim>& n = nodes[node];
+      for (int a = 0; a < Dim; ++a)
+      {
+        storeShared(&n.lo[slot][a], lo[a]);
+        storeShared(&n.hi[slot][a], hi[a]);
+      }
+      if (atomicIncrementAcqRel(&visitsOfNode[node]) == 0)
+      {
+        return; // the sibling's thread will carry the union upwards
+      }
+      for (int a = 0; a < Dim; ++a)
+      {
+        float const l = loadShared(&n.lo[1 - slot][a]);
+        float const h = loadShared(&n.hi[1 - slot][a]);
+        lo[a] = l < lo[a] ? l : lo[a];
+        hi[a] = h > hi[a] ? h : hi[a];
+      }
+      ref = parentOfNode[node];
+      if (ref == kNone)
+      {
+        return;
+      }
+    }
+  }
+};
+
+/// Component labels of subtrees, refreshed every round by the same climb: a subtree whose points
+/// all belong to the searching point's component is skipped whole (Prokopenko et al. 2022, 3.2).
+template <int Dim>
+struct ClimbLabels
+{
+  const PointRecord* recordOfPoint;  ///< [m]
+  const Index* firstPointOfLeaf;     ///< [L+1]
+  const Index* parentOfNode;         ///< [L-1]
+  const Index* parentOfLeaf;         ///< [L]
+  TreeNode<Dim>* nodes;              ///< [L-1]
+  Index* visitsOfNode;               ///< [L-1], zero on entry
+  EMST_HD void operator()(std::size_t leaf) const
+  {
+    Index const first = firstPointOfLeaf[leaf];
+    Index label = recordOfPoint[first].comp;
+    for (Index k = first + 1; k < firstPointOfLeaf[leaf + 1] && label != kMixed; ++k)
+    {
+      label = recordOfPoint[k].comp == label ? label : kMixed;
+    }
+    Index ref = parentOfLeaf[leaf];
+    for (;;)
+    {
+      Index const node = ref & ~kSlotBit;
+      int const slot = (ref & kSlotBit) ? 1 : 0;
+      TreeNode<Dim>& n = nodes[node];
+      storeShared(&n.label[slot], label);
+      if (atomicIncrementAcqRel(&visitsOfNode[node]) == 0)
+      {
+        return;
+      }
+      Index const other = loadShared(&n.label[1 - slot]);
+      label = other == label ? label : kMixed;
+      ref = parentOfNode[node];
+      if (ref == kNone)
+      {
+        return;
+      }
+    }
+  }
+};
+
+// =============================================================================================
+// Boruvka round (Qiao & Creput 2021, section 4: FindMin1, FindMin2, connect, compact).
+// =============================================================================================
+
+/// Per-point state kept across rounds:
+///   candidateOfPoint[p]: the nearest point of another component found by p's last search, or
+///     kNone. While it stays in another component it is still p's exact answer (the set of
+///     foreign points only shrinks, and it was the nearest of a larger set).
+///   boundOfPoint[p]: squared distance of that last exact answer, or the radius within which the
+///     last search found nothing. Either way a lower bound on p's future answers.
+
+/// Upper bounds per component from the answers that are still valid, before any search, so
+/// that the searches start with a small radius (and many are skipped, see FindNearestForeign).
+struct SeedComponentBounds
+{
+  const PointRecord* recordOfPoint;  ///< [m]
+  const Index* candidateOfPoint;     ///< [m]
+  const float* boundOfPoint;         ///< [m]
+  std::uint32_t* boundOfComp;        ///< [k] float bits, +inf on entry
+  EMST_HD void operator()(std::size_t p) const
+  {
+    Index const q = candidateOfPoint[p];
+    if (q == kNone)
+    {
+      return;
+    }
+    Index const c = recordOfPoint[p].comp;
+    if (recordOfPoint[q].comp == c)
+    {
+      return;
+    }
+    std::uint32_t const bits = floatBits(boundOfPoint[p]);
+    if (bits < boundOfComp[c]) // read first: most points need no atomic once the bound is low
+    {
+      atomicMinU32(&boundOfComp[c], bits);
+    }
+  }
+};
+
+/// FindMin1: the nearest point of another component, under the total order
+/// (squared distance, smaller input index of the two ends, larger one). For a fixed query point
+/// that order is (distance, input index of the candidate).
+template <int Dim>
+struct FindNearestForeign
+{
+  const PointRecord* recordOfPoint;  ///< [m]
+  const Index* inputOfPoint;         ///< [m] input index of each distinct point
+  const TreeNode<Dim>* nodes;        ///< [L-1]
+  const Index* firstPointOfLeaf;     ///< [L+1]
+  Index leaves;
+  Index* candidateOfPoint;           ///< [m]
+  float* boundOfPoint;               ///< [m]
+  std::uint32_t* boundOfComp;        ///< [k] float bits, or null in the first round (no bounds)
+
+  struct Best
+  {
+    float distance2;
+    Index point;
+    Index input;
+  };
+
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp, Best& best) const
+  {
+    Index const end = firstPointOfLeaf[leaf + 1];
+    for (Index k = firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      PointRecord const r = recordOfPoint[k];
+      if (r.comp == comp)
+      {
+        continue;
+      }
+      float const d2 = distance2<Dim>(q, r.x);
+      if (d2 < best.distance2 || (d2 == best.distance2 && inputOfPoint[k] < best.input))
+      {
+        best.distance2 = d2;
+        best.point = k;
+        best.input = inputOfPoint[k];
+      }
+    }
+  }
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const p = static_cast<Index>(index);
+    PointRecord const self = recordOfPoint[p];
+    Index const comp = self.comp;
+    Index const previous = candidateOfPoint[p];
+    if (previous != kNone && recordOfPoint[previous].comp != comp)
+    {
+      return; // still the exact answer
+    }
+    float const radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
+    if (boundOfPoint[p] > radius)
+    {
+      // Every foreign point is farther than the component's current best edge: this point can
+      // neither win nor tie. Its bound stays valid for later rounds.
+      candidateOfPoint[p] = kNone;
+      return;
+    }
+    // Start at the component's bound: candidates at exactly that distance are still accepted,
+    // so ties with the edge that set the bound are decided by the index order.
+    Best best{radius, kNone, kNone};
+    if (leaves == 1)
+    {
+      scanLeaf(0, self.x, comp, best);
+    }
+    else
+    {
+      // Depth-first, nearest child first. The radix tree over <= 64-bit keys is at most 64 deep.
+      Index stackNode[64];
+      float stackDistance[64];
+      int top = 0;
+      Index node = 0;
+      for (;;)
+      {
+        TreeNode<Dim> const n = nodes[node];
+        float const d0 = boxDistance2<Dim>(self.x, n.lo[0], n.hi[0]);
+        float const d1 = boxDistance2<Dim>(self.x, n.lo[1], n.hi[1]);
+        bool const go0 = n.label[0] != comp && d0 <= best.distance2;
+        bool const go1 = n.label[1] != comp && d1 <= best.distance2;
+        Index next = kNone;
+        if (go0 && go1)
+        {
+          bool const nearFirst = d0 <= d1;
+          stackNode[top] = nearFirst ? n.child[1] : n.child[0];
+          stackDistance[top] = nearFirst ? d1 : d0;
+          ++top;
+          next = nearFirst ? n.child[0] : n.child[1];
+        }
+        else if (go0)
+        {
+          next = n.child[0];
+        }
+        else if (go1)
+        {
+          next = n.child[1];
+        }
+        // Leaves are scanned at once; then pop the next subtree still within reach.
+        for (;;)
+        {
+          if (next != kNone && (next & kLeafBit))
+          {
+            scanLeaf(next & ~kLeafBit, self.x, comp, best);
+            next = kNone;
+          }
+          if (next != kNone)
+          {
+            break;
+          }
+          while (top > 0)
+          {
+            --top;
+            if (stackDistance[top] <= best.distance2)
+            {
+              next = stackNode[top];
+              break;
+            }
+          }
+          if (next == kNone)
+          {
+            break;
+          }
+        }
+        if (next == kNone)
+        {
+          break;
+        }
+        node = next;
+      }
+    }
+    if (best.point != kNone)
+    {
+      candidateOfPoint[p] = best.point;
+      boundOfPoint[p] = best.distance2;
+      if (boundOfComp)
+      {
+        std::uint32_t const bits = floatBits(best.distance2);
+        if (bits < boundOfComp[comp])
+        {
+          atomicMinU32(&boundOfComp[comp], bits);
+        }
+      }
+    }
+    else
+    {
+      candidateOfPoint[p] = kNone;
+      boundOfPoint[p] = radius; // nothing foreign within the radius
+    }
+  }
+};
+
+/// FindMin2, first key: per component the smallest (distance bits, smaller input index).
+/// The full order needs the larger index too: it does not fit one 64-bit atomic, hence a second
+/// pass over the points that tie on this key (ECL-MST packs keys the same way).
+struct ComponentMinimumFirst
+{
+  const PointRecord* recordOfPoint;  ///< [m]
+  const Index* inputOfPoint;         ///< [m]
+  const Index* candidateOfPoint;     ///< [m]
+  const float* boundOfPoint;         ///< [m]
+  std::uint64_t* firstKeyOfComp;     ///< [k], kNoKey on entry
+
+  EMST_HD static std::uint64_t key(float d2, Index a, Index b)
+  {
+    return (static_cast<std::uint64_t>(floatBits(d2)) << 32) | (a < b ? a : b);
+  }
+  EMST_HD void operator()(std::size_t p) const
+  {
+    Index const q = candidateOfPoint[p];
+    if (q == kNone)
+    {
+      return;
+    }
+    Index const c = recordOfPoint[p].comp;
+    std::uint64_t const k = key(boundOfPoint[p], inputOfPoint[p], inputOfPoint[q]);
+    if (k < firstKeyOfComp[c])
+    {
+      atomicMinU64(&firstKeyOfComp[c], k);
+    }
+  }
+};
+
+/// FindMin2, second key: among the points that tie on the first key, the smallest
+/// (larger input index, point). The edge is then unique, and the low word names its point in
+/// this component: the winner.
+struct ComponentMinimumSecond
+{
+  const PointRecord* recordOfPoint;     ///< [m]
+  const Index* inputOfPoint;            ///< [m]
+  const Index* candidateOfPoint;        ///< [m]
+  const float* boundOfPoint;            ///< [m]
+  const std::uint64_t* firstKeyOfComp;  ///< [k]
+  std::uint64_t* secondKeyOfComp;       ///< [k], kNoKey on entry
+  EMST_HD void operator()(std::size_t p) const
+  {
+    Index const q = candidateOfPoint[p];
+    if (q == kNone)
+    {
+      return;
+    }
+    Index const c = recordOfPoint[p].comp;
+    Index const a = inputOfPoint[p];
+    Index const b = inputOfPoint[q];
+    if (ComponentMinimumFirst::key(boundOfPoint[p], a, b) != firstKeyOfComp[c])
+    {
+      return;
+    }
+    std::uint64_t const k = (static_cast<std::uint64_t>(a > b ? a : b) << 32) | p;
+    atomicMinU64(&secondKeyOfComp[c], k);
+  }
+};
+
+/// The point of component c whose edge is c's minimum outgoing edge.
+struct WinnerOfComponent
+{
+  const std::uint64_t* secondKeyOfComp;  ///< [k], or null in the first round (singletons)
+  EMST_HD Index operator()(Index c) const
+  {
+    return secondKeyOfComp ? static_cast<Index>(secondKeyOfComp[c] & 0xFFFFFFFFu) : c;
+  }
+};
+
+/// Connect: every component hooks onto the component at the other end of its minimum edge.
+struct HookComponents
+{
+  const PointRecord* recordOfPoint;  ///< [m]
+  const Index* candidateOfPoint;     ///< [m]
+  WinnerOfComponent winner;
+  Index* hookOfComp;                 ///< [k]
+  EMST_HD void operator()(std::size_t c) const
+  {
+    Index const p = winner(static_cast<Index>(c));
+    hookOfComp[c] = recordOfPoint[candidateOfPoint[p]].comp;
+  }
+};
+
+/// With a strict total order the hooks form a forest plus exactly one 2-cycle per tree (two
+/// components that chose the same edge). The smaller of the pair becomes the root; every other
+/// component adds its edge. Race-free: only the smaller member of a pair writes (its own entry),
+/// and the value it reads (the larger member's hook) is never written in this step.
+struct RootAndEmit
+{
+  const Index* candidateOfPoint;  ///< [m]
+  WinnerOfComponent winner;
+  Index* hookOfComp;              ///< [k]
+  Index* edgePoints;              ///< [2*(m-1)]: (winner, candidate) pairs, in any order
+  std::uint32_t* edgeCount;       ///< [1]
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const c = static_cast<Index>(index);
+    Index const t = hookOfComp[c];
+    if (c < t && loadShared(&hookOfComp[t]) == c)
+    {
+      storeShared(&hookOfComp[c], c);
+      return;
+    }
+    Index const p = winner(c);
+    std::uint32_t const slot = atomicAddU32(edgeCount, 1u);
+    edgePoints[2 * slot] = p;
+    edgePoints[2 * slot + 1] = candidateOfPoint[p];
+  }
+};
+
+/// Union-find by path halving, concurrent: an entry is only ever replaced by one of its
+/// ancestors, so every thread still reaches the same root; no component list is walked.
+struct FindRoots
+{
+  Index* hookOfComp;  ///< [k]
+  Index* rootOfComp;  ///< [k]
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index x = static_cast<Index>(index);
+    for (;;)
+    {
+      Index const parent = loadShared(&hookOfComp[x]);
+      if (parent == x)
+      {
+        break;
+      }
+      Index const grand = loadShared(&hookOfComp[parent]);
+      if (grand != parent)
+      {
+        storeShared(&hookOfComp[x], grand);
+      }
+      x = grand;
+    }
+    rootOfComp[index] = x;
+  }
+};
+
+struct IsRoot
+{
+  const Index* rootOfComp;  ///< [k]
+  EMST_HD Index operator()(std::size_t c) const { return rootOfComp[c] == c ? 1u : 0u; }
+};
+
+/// Compact: new dense label of every old component (inclusive scan of the roots, minus one).
+struct NewLabelOfComponent
+{
+  const Index* rootOfComp;     ///< [k]
+  const Index* rankOfComp;     ///< [k] inclusive scan of IsRoot
+  Index* newLabelOfComp;       ///< [k]
+  EMST_HD void operator()(std::size_t c) const
+  {
+    newLabelOfComp[c] = rankOfComp[rootOfComp[c]] - 1u;
+  }
+};
+
+struct RelabelPoints
+{
+  PointRecord* recordOfPoint;       ///< [m]
+  const Index* newLabelOfComp;      ///< [k]
+  EMST_HD void operator()(std::size_t p) const
+  {
+    recordOfPoint[p].comp = newLabelOfComp[recordOfPoint[p].comp];
+  }
+};
+
+// =============================================================================================
+// Output: edges in input indices with double lengths, in the canonical order (length, i, j).
+// =============================================================================================
+
+template <class T, int Dim>
+struct TreeEdgeKeys
+{
+  InputPoints<T, Dim> input;
+  const Index* edgePoints;    ///< [2*e] distinct-point pairs
+  const Index* inputOfPoint;  ///< [m]
+  std::uint64_t* pairOfEdge;  ///< [e] (i << 32) | j, i < j
+  double* lengthOfEdge;       ///< [e]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    Index a = inputOfPoint[edgePoints[2 * e]];
+    Index b = inputOfPoint[edgePoints[2 * e + 1]];
+    if (a > b)
+    {
+      Index const t = a;
+      a = b;
+      b = t;
+    }
+    pairOfEdge[e] = (static_cast<std::uint64_t>(a) << 32) | b;
+    lengthOfEdge[e] = input.length(a, b);
+  }
+};
+
+/// Copies of identical points: edge (first copy, copy). In double the two may still differ
+/// slightly (double input rounding to the same float): the length is computed, not assumed 0.
+template <class T, int Dim>
+struct CopyEdgeKeys
+{
+  InputPoints<T, Dim> input;
+  const Index* slotOfCopy;       ///< [d] sorted positions of the later copies
+  const Index* headOfSorted;     ///< [v]
+  const Index* pointOfSorted;    ///< [v]
+  std::uint64_t* pairOfEdge;     ///< [d]
+  double* lengthOfEdge;          ///< [d]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    Index const s = slotOfCopy[e];
+    Index a = pointOfSorted[headOfSorted[s]];
+    Index b = pointOfSorted[s];
+    if (a > b)
+    {
+      Index const t = a;
+      a = b;
+      b = t;
+    }
+    pairOfEdge[e] = (static_cast<std::uint64_t>(a) << 32) | b;
+    lengthOfEdge[e] = input.length(a, b);
+  }
+};
+
+struct LengthBitsInOrder
+{
+  const Index* edgeInOrder;       ///< [e]
+  const double* lengthOfEdge;     ///< [e]
+  std::uint64_t* lengthBits;      ///< [e]
+  EMST_HD void operator()(std::size_t k) const
+  {
+    lengthBits[k] = doubleBits(lengthOfEdge[edgeInOrder[k]]);
+  }
+};
+
+/// Output edge layout: the public emst::Edge, mirrored here so that device code need not see
+/// the public header.
+struct OutputEdge
+{
+  std::uint32_t i;
+  std::uint32_t j;
+  double length;
+};
+
+struct WriteEdges
+{
+  const Index* edgeInOrder;         ///< [e]
+  const std::uint64_t* pairOfEdge;  ///< [e]
+  const double* lengthOfEdge;       ///< [e]
+  OutputEdge* out;                  ///< [e]
+  EMST_HD void operator()(std::size_t k) const
+  {
+    Index const e = edgeInOrder[k];
+    out[k].i = static_cast<std::uint32_t>(pairOfEdge[e] >> 32);
+    out[k].j = static_cast<std::uint32_t>(pairOfEdge[e] & 0xFFFFFFFFu);
+    out[k].length = lengthOfEdge[e];
+  }
+};
+
+} // namespace detail
+} // namespace emst
