@@ -1,0 +1,367 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+#include "vtkEMSTEuclideanMinimumSpanningTree.h"
+
+#include "vtkEMSTEngineBridge.h"
+
+#include "vtkCellArray.h"
+#include "vtkCellData.h"
+#include "vtkCompositeDataIterator.h"
+#include "vtkCompositeDataSet.h"
+#include "vtkDataObject.h"
+#include "vtkDataSetAttributes.h"
+#include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
+#include "vtkIdTypeArray.h"
+#include "vtkInformation.h"
+#include "vtkInformationVector.h"
+#include "vtkMultiProcessController.h"
+#include "vtkObjectFactory.h"
+#include "vtkPointData.h"
+#include "vtkPointSet.h"
+#include "vtkPoints.h"
+#include "vtkPolyData.h"
+#include "vtkSmartPointer.h"
+#include "vtkStringArray.h"
+#include "vtkUnsignedCharArray.h"
+#include "vtkVersion.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+vtkStandardNewMacro(vtkEMSTEuclideanMinimumSpanningTree);
+vtkCxxSetObjectMacro(vtkEMSTEuclideanMinimumSpanningTree, Controller, vtkMultiProcessController);
+
+namespace
+{
+
+// Ghost bits that keep a point out of the tree: a copy of a point owned by another piece, or a
+// blanked point.
+constexpr unsigned char LeftOutGhostBits =
+  vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
+
+/// The backend to run: an explicit CUDA or CPU property wins; with AUTO, EMST_BACKEND decides
+/// when it is set. An unknown value of the variable is reported and ignored.
+int ResolveBackend(int property, std::string& warning)
+{
+  if (property != vtkEMSTEuclideanMinimumSpanningTree::AUTO)
+  {
+    return property;
+  }
+  const char* env = std::getenv("EMST_BACKEND");
+  if (env == nullptr || *env == '\0')
+  {
+    return property;
+  }
+  std::string value(env);
+  std::transform(value.begin(), value.end(), value.begin(),
+    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (value == "auto")
+  {
+    return vtkEMSTEuclideanMinimumSpanningTree::AUTO;
+  }
+  if (value == "cuda" || value == "gpu")
+  {
+    return vtkEMSTEuclideanMinimumSpanningTree::CUDA;
+  }
+  if (value == "cpu")
+  {
+    return vtkEMSTEuclideanMinimumSpanningTree::CPU;
+  }
+  warning = "EMST_BACKEND='" + std::string(env) +
+    "' is not one of auto, cuda, gpu, cpu: ignored, the Auto backend is used.";
+  return property;
+}
+
+/// The vtkGhostType point array of a point set, when it has one value per point.
+vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
+{
+  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
+    points->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
+  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
+    ghosts->GetNumberOfTuples() != points->GetNumberOfPoints())
+  {
+    return nullptr;
+  }
+  return ghosts;
+}
+
+/// Appends the points and the point arrays common to all leaves into one vtkPolyData (no cells).
+/// With one leaf the points and arrays are shared, not copied.
+void AppendLeaves(const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, vtkPolyData* output)
+{
+  output->Initialize();
+  if (leaves.size() == 1)
+  {
+    output->SetPoints(leaves[0]->GetPoints());
+    output->GetPointData()->ShallowCopy(leaves[0]->GetPointData());
+    return;
+  }
+  vtkIdType total = 0;
+  bool allFloat = true;
+  vtkDataSetAttributes::FieldList fields;
+  for (const auto& leaf : leaves)
+  {
+    total += leaf->GetNumberOfPoints();
+    allFloat = allFloat && leaf->GetPoints()->GetDataType() == VTK_FLOAT;
+    fields.IntersectFieldList(leaf->GetPointData());
+  }
+  auto points = vtkSmartPointer<vtkPoints>::New();
+  points->SetDataType(allFloat ? VTK_FLOAT : VTK_DOUBLE);
+  points->SetNumberOfPoints(total);
+  vtkPointData* outPD = output->GetPointData();
+  outPD->CopyAllocate(fields, total);
+  outPD->SetNumberOfTuples(total);
+  vtkIdType start = 0;
+  int index = 0;
+  for (const auto& leaf : leaves)
+  {
+    const vtkIdType n = leaf->GetNumberOfPoints();
+    points->InsertPoints(start, n, 0, leaf->GetPoints());
+    outPD->CopyData(fields, leaf->GetPointData(), index, start, n, 0);
+    start += n;
+    ++index;
+  }
+  output->SetPoints(points);
+}
+
+/// Field data that says what ran; present on every output, empty or not.
+void AddFieldData(vtkPolyData* output, double totalLength, const std::string& backend,
+  double milliseconds, vtkIdType pointsInTree, const std::string& inputPath,
+  const std::vector<std::string>& messages)
+{
+  vtkFieldData* fd = output->GetFieldData();
+  auto total = vtkSmartPointer<vtkDoubleArray>::New();
+  total->SetName("TotalLength");
+  total->InsertNextValue(totalLength);
+  fd->AddArray(total);
+
+  auto backendName = vtkSmartPointer<vtkStringArray>::New();
+  backendName->SetName("EMSTBackend");
+  backendName->InsertNextValue(backend);
+  fd->AddArray(backendName);
+
+  auto time = vtkSmartPointer<vtkDoubleArray>::New();
+  time->SetName("EMSTComputeMilliseconds");
+  time->InsertNextValue(milliseconds);
+  fd->AddArray(time);
+
+  auto count = vtkSmartPointer<vtkIdTypeArray>::New();
+  count->SetName("EMSTPointsInTree");
+  count->InsertNextValue(pointsInTree);
+  fd->AddArray(count);
+
+  auto input = vtkSmartPointer<vtkStringArray>::New();
+  input->SetName("EMSTInput");
+  input->InsertNextValue(inputPath);
+  fd->AddArray(input);
+
+  auto notes = vtkSmartPointer<vtkStringArray>::New();
+  notes->SetName("EMSTMessages");
+  for (const std::string& message : messages)
+  {
+    notes->InsertNextValue(message);
+  }
+  fd->AddArray(notes);
+}
+
+/// An output with no points and no lines, but with the arrays a downstream user looks for.
+void MakeEmpty(vtkPolyData* output, const std::string& backend,
+  const std::vector<std::string>& messages)
+{
+  output->Initialize();
+  output->SetPoints(vtkSmartPointer<vtkPoints>::New());
+  output->SetLines(vtkSmartPointer<vtkCellArray>::New());
+  auto length = vtkSmartPointer<vtkDoubleArray>::New();
+  length->SetName("EdgeLength");
+  output->GetCellData()->AddArray(length);
+  AddFieldData(output, 0.0, backend, 0.0, 0, "", messages);
+}
+
+} // namespace
+
+//------------------------------------------------------------------------------
+vtkEMSTEuclideanMinimumSpanningTree::vtkEMSTEuclideanMinimumSpanningTree()
+{
+  this->SetController(vtkMultiProcessController::GetGlobalController());
+}
+
+//------------------------------------------------------------------------------
+vtkEMSTEuclideanMinimumSpanningTree::~vtkEMSTEuclideanMinimumSpanningTree()
+{
+  this->SetController(nullptr);
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTEuclideanMinimumSpanningTree::FillInputPortInformation(int, vtkInformation* info)
+{
+  // Accepting composite data here makes the executive hand over the whole tree of blocks (one
+  // EMST over all leaves) instead of running the filter once per block.
+  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkPointSet");
+  info->Append(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkCompositeDataSet");
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
+  vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
+{
+  vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
+  vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
+  if (output == nullptr)
+  {
+    vtkErrorMacro("No vtkPolyData output.");
+    return 0;
+  }
+  std::vector<std::string> messages;
+
+  // The leaves: the input itself, or every non-empty point set of a composite input.
+  std::vector<vtkSmartPointer<vtkPointSet>> leaves;
+  if (auto* pointSet = vtkPointSet::SafeDownCast(input))
+  {
+    leaves.emplace_back(pointSet);
+  }
+  else if (auto* composite = vtkCompositeDataSet::SafeDownCast(input))
+  {
+    vtkSmartPointer<vtkCompositeDataIterator> it;
+    it.TakeReference(composite->NewIterator());
+    vtkIdType skipped = 0;
+    for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem())
+    {
+      vtkDataObject* leaf = it->GetCurrentDataObject();
+      if (auto* leafPoints = vtkPointSet::SafeDownCast(leaf))
+      {
+        if (leafPoints->GetNumberOfPoints() > 0)
+        {
+          leaves.emplace_back(leafPoints);
+        }
+      }
+      else if (leaf != nullptr)
+      {
+        ++skipped;
+      }
+    }
+    if (skipped > 0)
+    {
+      const std::string note = std::to_string(skipped) +
+        " block(s) are not point sets (vtkPointSet) and were left out of the tree.";
+      vtkWarningMacro(<< note);
+      messages.push_back(note);
+    }
+  }
+
+  // Several processes: a tree per piece would not be the EMST of the data, so every process
+  // sends its points (and point arrays) to process 0, which computes the one exact tree.
+  vtkMultiProcessController* controller = this->Controller;
+  const bool gathered = controller != nullptr && controller->GetNumberOfProcesses() > 1;
+  if (gathered)
+  {
+    auto local = vtkSmartPointer<vtkPolyData>::New();
+    if (!leaves.empty())
+    {
+      AppendLeaves(leaves, local);
+    }
+    std::vector<vtkSmartPointer<vtkDataObject>> pieces;
+    if (!controller->Gather(local, pieces, 0))
+    {
+      vtkErrorMacro("Gathering the points on process 0 failed.");
+      MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
+      return 1;
+    }
+    leaves.clear();
+    if (controller->GetLocalProcessId() != 0)
+    {
+      MakeEmpty(output, "none (points sent to process 0)", {});
+      return 1;
+    }
+    for (const auto& piece : pieces)
+    {
+      auto* pointSet = vtkPointSet::SafeDownCast(piece);
+      if (pointSet != nullptr && pointSet->GetNumberOfPoints() > 0)
+      {
+        leaves.emplace_back(pointSet);
+      }
+    }
+  }
+
+  std::string envWarning;
+  const int backend = ResolveBackend(this->Backend, envWarning);
+  if (!envWarning.empty())
+  {
+    vtkWarningMacro(<< envWarning);
+    messages.push_back(envWarning);
+  }
+
+  // Points and point arrays of the output: shared with a single input, appended otherwise.
+  if (leaves.empty())
+  {
+    MakeEmpty(output, "none (no points)", messages);
+    return 1;
+  }
+  AppendLeaves(leaves, output);
+
+  vtkEMSTEngineBridge::Request request;
+  request.GhostMask = LeftOutGhostBits;
+  request.Backend = backend;
+  for (const auto& leaf : leaves)
+  {
+    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
+  }
+  request.Progress = [this](double fraction, const char* step) {
+    this->SetProgressText(step);
+    this->UpdateProgress(fraction);
+#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
+    return !this->CheckAbort();
+#else
+    return !this->GetAbortExecute();
+#endif
+  };
+
+  vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
+  this->SetProgressText(nullptr);
+
+  if (tree.Status == vtkEMSTEngineBridge::Result::Failed)
+  {
+    vtkErrorMacro(<< tree.ErrorMessage);
+    messages.push_back("error: " + tree.ErrorMessage);
+    MakeEmpty(output, "none (error)", messages);
+    return 1;
+  }
+  if (tree.Status == vtkEMSTEngineBridge::Result::Cancelled)
+  {
+    vtkWarningMacro("Cancelled: the output is empty.");
+    messages.emplace_back("cancelled");
+    MakeEmpty(output, "none (cancelled)", messages);
+    return 1;
+  }
+
+  for (const std::string& message : tree.Messages)
+  {
+    vtkWarningMacro(<< message);
+    messages.push_back(message);
+  }
+  if (tree.GhostPoints > 0)
+  {
+    messages.push_back(
+      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
+  }
+  output->SetLines(tree.Lines);
+  output->GetCellData()->AddArray(tree.EdgeLength);
+  output->GetCellData()->SetActiveScalars("EdgeLength");
+  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.ComputeMilliseconds,
+    tree.PointsInTree, tree.InputPath + (gathered ? ", gathered from all processes" : ""),
+    messages);
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+void vtkEMSTEuclideanMinimumSpanningTree::PrintSelf(ostream& os, vtkIndent indent)
+{
+  this->Superclass::PrintSelf(os, indent);
+  os << indent << "Backend: "
+     << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto")) << "\n";
+  os << indent << "Controller: " << this->Controller << "\n";
+}

@@ -1,0 +1,105 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @class   vtkEMSTEuclideanMinimumSpanningTree
+ * @brief   exact Euclidean minimum spanning tree of the points of a point set
+ *
+ * Input: any vtkPointSet (vtkPolyData, vtkUnstructuredGrid, vtkStructuredGrid, ...) or a
+ * composite data set (vtkMultiBlockDataSet, vtkPartitionedDataSet, vtkPartitionedDataSetCollection)
+ * of them. The cells of the input are ignored: only its points count. A composite input gives one
+ * tree over the points of all its leaves.
+ *
+ * Output: a vtkPolyData holding every input point (leaves appended in iteration order), the point
+ * arrays that all leaves share, and one VTK_LINE cell per tree edge, ordered by increasing length.
+ * - cell array `EdgeLength` (double): the Euclidean length of the edge, computed in double
+ *   precision from the input coordinates;
+ * - field data `TotalLength` (double, 1 tuple): the sum of the edge lengths;
+ * - field data `EMSTBackend` (string): the engine that ran, e.g. "CUDA (NVIDIA H100 ...)" or
+ *   "CPU (2 threads)";
+ * - field data `EMSTComputeMilliseconds` (double): the engine's compute time;
+ * - field data `EMSTPointsInTree` (vtkIdType): points that took part (finite, not ghost);
+ * - field data `EMSTInput` (string): how the points reached the engine ("zero-copy" or "copied",
+ *   scalar type, 2D when every point has the same z);
+ * - field data `EMSTMessages` (strings): the engine's warnings and notes, and the error if any.
+ *
+ * Points left out of the tree, but kept in the output with no edge:
+ * - points with a non-finite coordinate (NaN, +-inf);
+ * - ghost points: those whose `vtkGhostType` point value has the DUPLICATEPOINT bit (a copy of a
+ *   point owned by another piece) or the HIDDENPOINT bit (blanked).
+ *
+ * Backend: `Backend` chooses the engine: AUTO (the GPU when a usable CUDA device exists, else the
+ * CPU), CUDA (fails when no device is usable), CPU. When it is AUTO and the environment variable
+ * EMST_BACKEND is set (auto, cuda/gpu or cpu), the variable decides; an explicit CUDA or CPU wins
+ * over the variable.
+ *
+ * Errors (no CUDA device when CUDA is forced, out of memory, ...) are reported with
+ * vtkErrorMacro; the request still succeeds with an empty output whose field data
+ * `EMSTMessages` holds the error, so pipelines and ParaView keep running. A cancelled run
+ * (AbortExecute set, e.g. from a progress observer) also gives an empty output.
+ *
+ * Parallel runs: with a controller of more than one process, every rank sends its points to
+ * rank 0, which computes the one exact tree of all the data; the other ranks output no points.
+ *
+ * Reference: the engine (Kernels/include/emst/Emst.h) follows Qiao & Creput 2021 and
+ * Prokopenko et al. 2022 (Boruvka over a grid with component-based nearest-neighbour search).
+ */
+#ifndef vtkEMSTEuclideanMinimumSpanningTree_h
+#define vtkEMSTEuclideanMinimumSpanningTree_h
+
+#include "EMSTFiltersModule.h" // for export macro
+#include "vtkPolyDataAlgorithm.h"
+
+class vtkMultiProcessController;
+
+class EMSTFILTERS_EXPORT vtkEMSTEuclideanMinimumSpanningTree : public vtkPolyDataAlgorithm
+{
+public:
+  static vtkEMSTEuclideanMinimumSpanningTree* New();
+  vtkTypeMacro(vtkEMSTEuclideanMinimumSpanningTree, vtkPolyDataAlgorithm);
+  void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  /// Values of the Backend property (the same numbers as the ParaView XML enumeration).
+  enum BackendType
+  {
+    AUTO = 0,
+    CUDA = 1,
+    CPU = 2
+  };
+
+  ///@{
+  /**
+   * Which engine computes the tree: AUTO (default), CUDA or CPU. With AUTO the environment
+   * variable EMST_BACKEND, when set, decides.
+   */
+  vtkSetClampMacro(Backend, int, AUTO, CPU);
+  vtkGetMacro(Backend, int);
+  void SetBackendToAuto() { this->SetBackend(AUTO); }
+  void SetBackendToCUDA() { this->SetBackend(CUDA); }
+  void SetBackendToCPU() { this->SetBackend(CPU); }
+  ///@}
+
+  ///@{
+  /**
+   * The controller used to gather the points of all processes on process 0. Defaults to the
+   * global controller; null or a single process means no communication.
+   */
+  virtual void SetController(vtkMultiProcessController*);
+  vtkGetObjectMacro(Controller, vtkMultiProcessController);
+  ///@}
+
+protected:
+  vtkEMSTEuclideanMinimumSpanningTree();
+  ~vtkEMSTEuclideanMinimumSpanningTree() override;
+
+  int FillInputPortInformation(int port, vtkInformation* info) override;
+  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+
+  int Backend = AUTO;
+  vtkMultiProcessController* Controller = nullptr;
+
+private:
+  vtkEMSTEuclideanMinimumSpanningTree(const vtkEMSTEuclideanMinimumSpanningTree&) = delete;
+  void operator=(const vtkEMSTEuclideanMinimumSpanningTree&) = delete;
+};
+
+#endif
