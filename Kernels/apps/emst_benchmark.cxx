@@ -31,7 +31,8 @@ namespace
 const char* const UsageText =
   "usage: emst_benchmark [--backend auto|cuda|cpu] [--repeat N] [--threads N] [--data-dir DIR]\n"
   "                      [--reference FILE] [--tolerance X] [--csv FILE] [--json FILE]\n"
-  "                      [--no-header] SET...\n";
+  "                      [--no-header] SET...\n"
+  "       emst_benchmark --header-only\n";
 
 const char* const HelpText =
   "SET is a point file (.f32, .xyz, .csv, .txt), or a name: a standard synthetic set such as\n"
@@ -46,6 +47,7 @@ const char* const HelpText =
   "--tolerance X  largest accepted relative error of the total weight (default 1e-6).\n"
   "--csv FILE, --json FILE   also write the results there.\n"
   "--no-header    print the rows only (to append to an existing table).\n"
+  "--header-only  print the table header and exit.\n"
   "\n"
   "Columns: median and min of Stats::computeMilliseconds; MFeatures/s = n*dim/(median s)/1e6;\n"
   "upload/download medians; peak backend bytes per point (max over runs); Boruvka rounds; the\n"
@@ -68,6 +70,7 @@ struct Settings
   std::string csvPath;
   std::string jsonPath;
   bool header = true;
+  bool headerOnly = false;
   std::vector<std::string> sets;
 };
 
@@ -626,6 +629,10 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     {
       settings.header = false;
     }
+    else if (arg == "--header-only")
+    {
+      settings.headerOnly = true;
+    }
     else if (!arg.empty() && arg[0] == '-')
     {
       throw UsageError{ "unknown option '" + arg + "'" };
@@ -635,7 +642,7 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
       settings.sets.push_back(arg);
     }
   }
-  if (!help && settings.sets.empty())
+  if (!help && !settings.headerOnly && settings.sets.empty())
   {
     throw UsageError{ "no set given" };
   }
@@ -664,10 +671,14 @@ int main(int argc, char** argv)
     return 2;
   }
 
-  if (settings.header)
+  if (settings.header || settings.headerOnly)
   {
     std::fputs(MarkdownHeader, stdout);
     std::fflush(stdout);
+  }
+  if (settings.headerOnly)
+  {
+    return 0;
   }
   std::vector<Row> rows;
   bool allGood = true;

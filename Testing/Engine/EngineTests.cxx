@@ -1,0 +1,972 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Engine tests: each body runs on every backend (Cpu always; Cuda when a device is usable, else
+// skipped with the reason). The trees are checked bit for bit against the contract reference
+// (Reference.h (b)) and by weight against a brute-force double Prim (a).
+//
+// Naming: tests whose name starts with "Small" use small inputs and few engine calls; the GPU
+// check runs them under compute-sanitizer (memcheck, racecheck) with --gtest_filter='*.Small*/Cuda'.
+#include "TestSupport.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <thread>
+
+using namespace emsttest;
+using emst::Backend;
+using emst::ScalarType;
+
+namespace
+{
+
+constexpr ScalarType F32 = ScalarType::Float32;
+constexpr ScalarType F64 = ScalarType::Float64;
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+const double Inf = std::numeric_limits<double>::infinity();
+
+class Engine : public BackendTest
+{
+protected:
+  /// Runs the engine on `cloud` and checks it against the references; false on any failure.
+  bool check(const Cloud& cloud, const CheckOptions& checkOptions = CheckOptions())
+  {
+    const auto result = runEngine(cloud, this->options());
+    if (!result)
+    {
+      return false;
+    }
+    return checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
+  }
+
+  /// Runs the engine; the name of the error code it threw ("no error" when it returned).
+  std::string errorOf(const emst::PointCloudView& view, const emst::Options& o)
+  {
+    try
+    {
+      emst::computeEmst(view, o);
+    }
+    catch (const emst::Error& e)
+    {
+      this->lastMessage = e.what();
+      return errorCodeName(e.code());
+    }
+    catch (const std::exception& e)
+    {
+      return std::string("non-emst exception: ") + e.what();
+    }
+    return "no error";
+  }
+  std::string lastMessage;
+
+  /// Checks many random clouds, stopping after a few failing ones (a systematic bug would
+  /// otherwise flood the log).
+  void sweep(std::uint64_t firstSeed, int clouds, std::size_t largest, bool cycle);
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, Engine, testing::ValuesIn(testedBackends()), backendParamName);
+
+/// One random cloud of the sweep: its shape, size, dimension and scalar type all come from `seed`.
+Cloud randomCloud(std::uint64_t seed, std::size_t largest)
+{
+  static const std::size_t sizes[] = { 0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 32, 50, 64, 100, 128,
+    200, 256, 400, 512, 700, 1000, 1500, 2000, 3000 };
+  Rng rng(seed);
+  std::vector<std::size_t> allowed;
+  for (std::size_t n : sizes)
+  {
+    if (n <= largest)
+    {
+      allowed.push_back(n);
+    }
+  }
+  const std::size_t n = allowed[rng.below(allowed.size())];
+  const int dim = rng.below(2) ? 3 : 2;
+  const ScalarType type = rng.below(2) ? F32 : F64;
+  std::vector<Point> points;
+  std::string kind;
+  switch (rng.below(4))
+  {
+    case 0:
+    {
+      static const double scales[] = { 1.0, 1000.0, 1e-3 };
+      static const double offsets[] = { 0.0, -5.0, 100.0 };
+      const double scale = scales[rng.below(3)];
+      const double offset = offsets[rng.below(3)];
+      points = uniformPoints(rng, n, dim, scale, offset);
+      kind = "uniform(scale " + std::to_string(scale) + ", offset " + std::to_string(offset) + ")";
+      break;
+    }
+    case 1:
+    case 2:
+      points = clusteredPoints(rng, n, dim);
+      kind = "clustered";
+      break;
+    default:
+    {
+      // Small integer ranges: ties and exact duplicates everywhere.
+      const int m = 2 + static_cast<int>(rng.below(std::max<std::size_t>(3, n / 20)));
+      points = integerPoints(rng, n, dim, m);
+      kind = "integers in [0," + std::to_string(m) + "]";
+      break;
+    }
+  }
+  return makeCloud("random cloud seed " + std::to_string(seed) + " " + kind, dim, type, points);
+}
+
+void Engine::sweep(std::uint64_t firstSeed, int clouds, std::size_t largest, bool cycle)
+{
+  int failing = 0;
+  for (int c = 0; c < clouds; ++c)
+  {
+    const Cloud cloud = randomCloud(firstSeed + static_cast<std::uint64_t>(c), largest);
+    CheckOptions checkOptions;
+    checkOptions.checkCycleProperty = cycle && cloud.count <= 400;
+    if (!this->check(cloud, checkOptions) && ++failing >= 5)
+    {
+      ADD_FAILURE() << "stopping the sweep after 5 failing clouds (" << c + 1 << " of " << clouds << " run)";
+      return;
+    }
+  }
+}
+
+std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed)
+{
+  Rng rng(seed);
+  rng.shuffle(points);
+  return points;
+}
+
+} // namespace
+
+// ---- random clouds ----------------------------------------------------------------------------
+
+TEST_P(Engine, RandomClouds)
+{
+  // 240 clouds: uniform, clustered and small-integer clouds, n from 0 to 3000, 2D and 3D,
+  // float32 and float64, all from fixed seeds.
+  sweep(1000, 240, 3000, false);
+}
+
+TEST_P(Engine, SmallRandomClouds)
+{
+  // Few small clouds, with the cycle property checked too (the sanitizer subset).
+  sweep(500000, 16, 400, true);
+}
+
+TEST_P(Engine, RandomCloudsCycleProperty)
+{
+  sweep(700000, 60, 400, true);
+}
+
+// ---- ties: lattices -----------------------------------------------------------------------------
+
+namespace
+{
+void expectAllLengths(const emst::Result& result, double length, const std::string& label)
+{
+  for (const emst::Edge& e : result.edges)
+  {
+    if (e.length != length)
+    {
+      ADD_FAILURE() << label << ": edge (" << e.i << ", " << e.j << ") has length " << e.length
+                    << ", every MST edge should have length " << length;
+      return;
+    }
+  }
+}
+} // namespace
+
+TEST_P(Engine, Lattice2D)
+{
+  const auto ordered = latticePoints(100, 80, 0);
+  for (const Cloud& cloud :
+    { makeCloud("2D lattice 100x80, ordered", 2, F32, ordered),
+      makeCloud("2D lattice 100x80, shuffled", 2, F64, permuted(ordered, 7)) })
+  {
+    const auto result = runEngine(cloud, this->options());
+    ASSERT_TRUE(result);
+    checkAgainstReferences(cloud, *result, this->backend());
+    expectAllLengths(*result, 1.0, cloud.label);
+    EXPECT_EQ(result->totalWeight, static_cast<double>(cloud.count - 1)) << cloud.label;
+  }
+}
+
+TEST_P(Engine, Lattice3D)
+{
+  const auto ordered = latticePoints(20, 20, 20);
+  for (const Cloud& cloud :
+    { makeCloud("3D lattice 20x20x20, ordered", 3, F32, ordered),
+      makeCloud("3D lattice 20x20x20, shuffled", 3, F64, permuted(ordered, 11)),
+      makeCloud("3D lattice 32x16x8, shuffled", 3, F32, permuted(latticePoints(32, 16, 8), 12)) })
+  {
+    const auto result = runEngine(cloud, this->options());
+    ASSERT_TRUE(result);
+    checkAgainstReferences(cloud, *result, this->backend());
+    expectAllLengths(*result, 1.0, cloud.label);
+    EXPECT_EQ(result->totalWeight, static_cast<double>(cloud.count - 1)) << cloud.label;
+  }
+}
+
+TEST_P(Engine, LatticeScaledAndOffset)
+{
+  // Spacing 0.1 is inexact in binary: the float32 keys of "equal" edges differ in their last
+  // bits, and the contract reference follows exactly those bits.
+  for (const Cloud& cloud :
+    { makeCloud("3D lattice 16^3 spacing 0.1 offset 1000, shuffled", 3, F64,
+        permuted(latticePoints(16, 16, 16, 0.1, 1000.0), 13)),
+      makeCloud("3D lattice 16^3 spacing 0.1 offset 1000, shuffled", 3, F32,
+        permuted(latticePoints(16, 16, 16, 0.1, 1000.0), 14)),
+      makeCloud("2D lattice 60x60 spacing 0.3 offset -77, ordered", 2, F64,
+        latticePoints(60, 60, 0, 0.3, -77.0)) })
+  {
+    EXPECT_TRUE(this->check(cloud));
+  }
+}
+
+TEST_P(Engine, FaceCentredCubic)
+{
+  const auto ordered = fccPoints(8);
+  const double sqrt2 = std::sqrt(2.0);
+  for (const Cloud& cloud :
+    { makeCloud("FCC lattice 8 cells, ordered", 3, F32, ordered),
+      makeCloud("FCC lattice 8 cells, shuffled", 3, F64, permuted(ordered, 17)),
+      makeCloud("FCC lattice 10 cells, shuffled", 3, F32, permuted(fccPoints(10), 18)) })
+  {
+    const auto result = runEngine(cloud, this->options());
+    ASSERT_TRUE(result);
+    checkAgainstReferences(cloud, *result, this->backend());
+    expectAllLengths(*result, sqrt2, cloud.label);
+  }
+}
+
+TEST_P(Engine, SmallLattices)
+{
+  for (const Cloud& cloud :
+    { makeCloud("3D lattice 5x5x5, shuffled", 3, F32, permuted(latticePoints(5, 5, 5), 19)),
+      makeCloud("2D lattice 7x9, ordered", 2, F64, latticePoints(7, 9, 0)),
+      makeCloud("FCC lattice 2 cells, shuffled", 3, F64, permuted(fccPoints(2), 20)) })
+  {
+    EXPECT_TRUE(this->check(cloud));
+  }
+}
+
+// ---- duplicates ----------------------------------------------------------------------------
+
+namespace
+{
+/// Each group of identical points must be joined by zero-length edges to its smallest index
+/// (the unique MST under (d2, min, max)).
+void expectDuplicatesJoinedToSmallestIndex(const Cloud& cloud, const emst::Result& result)
+{
+  std::map<std::vector<double>, std::uint32_t> smallest;
+  for (std::size_t k = 0; k < cloud.count; ++k)
+  {
+    std::vector<double> key;
+    for (int a = 0; a < cloud.dimension; ++a)
+    {
+      key.push_back(cloud.at(k, a));
+    }
+    smallest.emplace(key, static_cast<std::uint32_t>(k)); // keeps the first (smallest) index
+  }
+  const std::size_t extra = cloud.count - smallest.size();
+  EXPECT_EQ(zeroLengthEdges(result.edges), extra) << cloud.label;
+  EXPECT_EQ(result.stats.duplicatePoints, extra) << cloud.label << ": Stats::duplicatePoints";
+  for (const emst::Edge& e : result.edges)
+  {
+    if (e.length != 0.0)
+    {
+      continue;
+    }
+    std::vector<double> key;
+    for (int a = 0; a < cloud.dimension; ++a)
+    {
+      key.push_back(cloud.at(e.j, a));
+    }
+    const auto group = smallest.find(key);
+    ASSERT_NE(group, smallest.end());
+    if (e.i != group->second)
+    {
+      ADD_FAILURE() << cloud.label << ": zero-length edge (" << e.i << ", " << e.j
+                    << ") should join " << e.j << " to " << group->second
+                    << ", the smallest index of its group of identical points";
+      return;
+    }
+  }
+}
+} // namespace
+
+TEST_P(Engine, ManyCopiesOfOnePoint)
+{
+  for (const Cloud& cloud :
+    { makeCloud("2000 copies of one point", 3, F32, std::vector<Point>(2000, Point{ 0.3, -2.0, 7.0 })),
+      makeCloud("2000 copies of one point", 2, F64, std::vector<Point>(2000, Point{ 1e7, -1e-7, 0.0 })) })
+  {
+    const auto result = runEngine(cloud, this->options());
+    ASSERT_TRUE(result);
+    CheckOptions checkOptions;
+    checkOptions.expectedDuplicates = 1999;
+    checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
+    ASSERT_EQ(result->edges.size(), 1999u) << cloud.label;
+    for (std::uint32_t k = 0; k < 1999; ++k)
+    {
+      const emst::Edge& e = result->edges[k];
+      ASSERT_TRUE(e.i == 0 && e.j == k + 1 && e.length == 0.0)
+        << cloud.label << ": edge " << k << " is (" << e.i << ", " << e.j << ", " << e.length
+        << "), expected (0, " << k + 1 << ", 0)";
+    }
+    EXPECT_EQ(result->totalWeight, 0.0);
+  }
+}
+
+TEST_P(Engine, RepeatedPointsShuffled)
+{
+  Rng rng(23);
+  for (int dim : { 2, 3 })
+  {
+    const auto distinct = uniformPoints(rng, 100, dim);
+    const auto points = repeatPoints(distinct, 10, &rng);
+    for (ScalarType type : { F32, F64 })
+    {
+      const Cloud cloud = makeCloud("100 points x 10 copies, shuffled", dim, type, points);
+      const auto result = runEngine(cloud, this->options());
+      ASSERT_TRUE(result);
+      CheckOptions checkOptions;
+      checkOptions.expectedDuplicates = 900;
+      checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
+      expectDuplicatesJoinedToSmallestIndex(cloud, *result);
+    }
+  }
+}
+
+TEST_P(Engine, DuplicatedLattice)
+{
+  // Ties in distance and duplicates together: every lattice point twice, shuffled.
+  Rng rng(29);
+  const Cloud cloud = makeCloud("3D lattice 10^3, every point twice, shuffled", 3, F32,
+    repeatPoints(latticePoints(10, 10, 10), 2, &rng));
+  const auto result = runEngine(cloud, this->options());
+  ASSERT_TRUE(result);
+  CheckOptions checkOptions;
+  checkOptions.expectedDuplicates = 1000;
+  checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
+  expectDuplicatesJoinedToSmallestIndex(cloud, *result);
+}
+
+TEST_P(Engine, SmallDuplicates)
+{
+  Rng rng(31);
+  const Cloud copies = makeCloud("20 copies of one point", 3, F64, std::vector<Point>(20, Point{ 1, 2, 3 }));
+  const Cloud groups = makeCloud("10 points x 5 copies, shuffled", 2, F32,
+    repeatPoints(uniformPoints(rng, 10, 2), 5, &rng));
+  for (const Cloud* cloud : { &copies, &groups })
+  {
+    const auto result = runEngine(*cloud, this->options());
+    ASSERT_TRUE(result);
+    checkAgainstReferences(*cloud, *result, this->backend());
+    expectDuplicatesJoinedToSmallestIndex(*cloud, *result);
+  }
+}
+
+// ---- degenerate extents ---------------------------------------------------------------------
+
+TEST_P(Engine, DegenerateCollinear)
+{
+  Rng rng(37);
+  std::vector<Point> exact;
+  for (int k = 0; k < 1000; ++k)
+  {
+    const double t = static_cast<double>(rng.below(5000));
+    exact.push_back(Point{ t, 2 * t, 3 * t }); // with some exact duplicates
+  }
+  std::vector<Point> slanted;
+  const Point direction{ 0.48, -0.6, 0.64 };
+  for (int k = 0; k < 1000; ++k)
+  {
+    const double t = rng.uniform(-50.0, 50.0);
+    slanted.push_back(Point{ 3 + t * direction[0], 4 + t * direction[1], 5 + t * direction[2] });
+  }
+  std::vector<Point> alongZ, alongY;
+  for (int k = 0; k < 800; ++k)
+  {
+    alongZ.push_back(Point{ 2.5, -1.0, rng.uniform() });
+    alongY.push_back(Point{ 0.0, rng.uniform(-1e3, 1e3), 0.0 });
+  }
+  for (const Cloud& cloud :
+    { makeCloud("3D integer points on the line t*(1,2,3)", 3, F32, exact),
+      makeCloud("3D integer points on the line t*(1,2,3)", 3, F64, exact),
+      makeCloud("3D points on a slanted line", 3, F64, slanted),
+      makeCloud("3D points on a line along z", 3, F32, alongZ),
+      makeCloud("3D points on a line along y", 3, F64, alongY),
+      makeCloud("2D points on a line along y", 2, F32, alongY) })
+  {
+    EXPECT_TRUE(this->check(cloud));
+  }
+}
+
+TEST_P(Engine, DegenerateCoplanar)
+{
+  Rng rng(41);
+  std::vector<Point> flat, tilted, integerPlane;
+  for (int k = 0; k < 1500; ++k)
+  {
+    flat.push_back(Point{ rng.uniform(), rng.uniform(), 5.0 });
+    const double u = rng.uniform(-1, 1), v = rng.uniform(-1, 1);
+    tilted.push_back(Point{ u, v, 0.25 * u - 0.5 * v + 2.0 });
+    const double x = static_cast<double>(rng.below(31));
+    const double y = static_cast<double>(rng.below(31 - static_cast<std::uint64_t>(x)));
+    integerPlane.push_back(Point{ x, y, 30.0 - x - y });
+  }
+  for (const Cloud& cloud :
+    { makeCloud("3D points on the plane z = 5", 3, F32, flat),
+      makeCloud("3D points on a tilted plane", 3, F64, tilted),
+      makeCloud("3D integer points on x+y+z = 30", 3, F32, integerPlane) })
+  {
+    EXPECT_TRUE(this->check(cloud));
+  }
+}
+
+TEST_P(Engine, GeometricGaps)
+{
+  // x_k = r^k on a line: every Boruvka round only halves the number of components along a long
+  // chain. The MST is the chain of consecutive points.
+  struct Case
+  {
+    double ratio;
+    int count;
+  };
+  for (const Case& c : { Case{ 1.1, 300 }, Case{ 1.01, 3000 } })
+  {
+    std::vector<Point> increasing;
+    for (int k = 0; k < c.count; ++k)
+    {
+      increasing.push_back(Point{ std::pow(c.ratio, k), 0.0, 0.0 });
+    }
+    std::vector<Point> decreasing(increasing.rbegin(), increasing.rend());
+    const std::string name = "x_k = " + std::to_string(c.ratio) + "^k";
+    for (const Cloud& cloud :
+      { makeCloud(name + ", increasing", 3, F64, increasing),
+        makeCloud(name + ", decreasing", 2, F32, decreasing),
+        makeCloud(name + ", shuffled", 3, F32, permuted(increasing, 43)) })
+    {
+      const auto result = runEngine(cloud, this->options());
+      ASSERT_TRUE(result);
+      checkAgainstReferences(cloud, *result, this->backend());
+      // Consecutive positions only.
+      std::vector<std::pair<double, std::uint32_t>> order;
+      for (std::size_t k = 0; k < cloud.count; ++k)
+      {
+        order.emplace_back(cloud.at(k, 0), static_cast<std::uint32_t>(k));
+      }
+      std::sort(order.begin(), order.end());
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> chain, got;
+      for (std::size_t k = 1; k < order.size(); ++k)
+      {
+        chain.emplace_back(std::min(order[k - 1].second, order[k].second),
+          std::max(order[k - 1].second, order[k].second));
+      }
+      for (const emst::Edge& e : result->edges)
+      {
+        got.emplace_back(e.i, e.j);
+      }
+      std::sort(chain.begin(), chain.end());
+      std::sort(got.begin(), got.end());
+      EXPECT_TRUE(chain == got) << cloud.label << ": the tree is not the chain of consecutive points";
+    }
+  }
+}
+
+// ---- precision: offsets and huge ranges -------------------------------------------------------
+
+TEST_P(Engine, LargeOffsetFloat64)
+{
+  // Unshifted, 1e7 + [0,1) in float32 would collapse onto a grid of spacing 1: the shift by the
+  // lower corner is what keeps these trees right.
+  Rng rng(47);
+  for (double offset : { 1e7, -1e7 })
+  {
+    for (int dim : { 2, 3 })
+    {
+      const Cloud cloud = makeCloud("offset " + std::to_string(offset) + " + uniform [0,1)", dim, F64,
+        uniformPoints(rng, 2000, dim, 1.0, offset));
+      EXPECT_TRUE(this->check(cloud));
+    }
+  }
+}
+
+TEST_P(Engine, LargeOffsetFloat32)
+{
+  // float32 input near 1e7 has spacing 1: integer-like points, many ties and duplicates.
+  Rng rng(53);
+  for (int dim : { 2, 3 })
+  {
+    const Cloud cloud = makeCloud("float32 1e7 + uniform [0,1e4)", dim, F32,
+      uniformPoints(rng, 2000, dim, 1e4, 1e7));
+    EXPECT_TRUE(this->check(cloud));
+    const Cloud fine = makeCloud("float32 1e7 + uniform [0,30)", dim, F32,
+      uniformPoints(rng, 2000, dim, 30.0, 1e7));
+    EXPECT_TRUE(this->check(fine));
+  }
+}
+
+namespace
+{
+std::vector<Point> logUniformPoints(Rng& rng, std::size_t n, int dim, double lowExponent,
+  double highExponent, bool signs)
+{
+  std::vector<Point> points(n, Point{ 0, 0, 0 });
+  for (Point& p : points)
+  {
+    for (int a = 0; a < dim; ++a)
+    {
+      p[a] = std::pow(10.0, rng.uniform(lowExponent, highExponent));
+      if (signs && rng.below(2))
+      {
+        p[a] = -p[a];
+      }
+    }
+  }
+  return points;
+}
+} // namespace
+
+TEST_P(Engine, HugeCoordinateRange)
+{
+  // Magnitudes from 1e-3 to 1e30: squared float32 distances overflow to +inf for the longest
+  // edges (all such keys tie and are ordered by index), and shifted small coordinates collapse
+  // (d2 = 0 between distinct points). The contract still defines one tree: compare it exactly.
+  Rng rng(59);
+  for (int dim : { 2, 3 })
+  {
+    for (bool signs : { false, true })
+    {
+      const auto points = logUniformPoints(rng, 1000, dim, -3.0, 30.0, signs);
+      const std::string name = std::string("log-uniform magnitudes 1e-3..1e30") + (signs ? ", signed" : "");
+      CheckOptions contractOnly;
+      contractOnly.checkDoubleWeight = false;
+      EXPECT_TRUE(this->check(makeCloud(name, dim, F64, points), contractOnly));
+      EXPECT_TRUE(this->check(makeCloud(name, dim, F32, points), contractOnly));
+    }
+  }
+}
+
+TEST_P(Engine, WideCoordinateRange)
+{
+  // Magnitudes from 1e-3 to 1e18, positive: no overflow, the float32 tree stays within 1e-6 of
+  // the double one.
+  Rng rng(61);
+  for (int dim : { 2, 3 })
+  {
+    const auto points = logUniformPoints(rng, 1000, dim, -3.0, 18.0, false);
+    EXPECT_TRUE(this->check(makeCloud("log-uniform magnitudes 1e-3..1e18", dim, F64, points)));
+    EXPECT_TRUE(this->check(makeCloud("log-uniform magnitudes 1e-3..1e18", dim, F32, points)));
+  }
+}
+
+// ---- tiny inputs --------------------------------------------------------------------------------
+
+TEST_P(Engine, SmallCounts)
+{
+  for (int dim : { 2, 3 })
+  {
+    for (ScalarType type : { F32, F64 })
+    {
+      for (const auto& points :
+        { std::vector<Point>{}, std::vector<Point>{ Point{ 1, 2, 3 } },
+          std::vector<Point>{ Point{ 1, 2, 3 }, Point{ 4, 6, 3 } },
+          std::vector<Point>{ Point{ -1, 0.5, 2 }, Point{ -1, 0.5, 2 } },
+          std::vector<Point>{ Point{ 0, 0, 0 }, Point{ 1, 0, 0 }, Point{ 0, 1, 0 } } })
+      {
+        const Cloud cloud = makeCloud("tiny cloud", dim, type, points);
+        const auto result = runEngine(cloud, this->options());
+        ASSERT_TRUE(result) << cloud.label;
+        checkAgainstReferences(cloud, *result, this->backend());
+        EXPECT_EQ(result->edges.size(), points.size() > 1 ? points.size() - 1 : 0) << cloud.label;
+        if (points.size() == 2)
+        {
+          ASSERT_EQ(result->edges.size(), 1u);
+          EXPECT_EQ(result->edges[0].i, 0u);
+          EXPECT_EQ(result->edges[0].j, 1u);
+          EXPECT_EQ(result->edges[0].length, inputDistance(cloud, 0, 1));
+        }
+        if (points.empty())
+        {
+          EXPECT_EQ(result->totalWeight, 0.0);
+          EXPECT_EQ(result->stats.validPoints, 0u);
+        }
+      }
+    }
+  }
+}
+
+TEST_P(Engine, SmallCountsNullDataWithZeroCount)
+{
+  emst::PointCloudView view;
+  view.data = nullptr;
+  view.count = 0;
+  view.dimension = 3;
+  const auto result = runEngine(view, "empty view with null data", this->options());
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->edges.empty());
+  EXPECT_EQ(result->stats.inputPoints, 0u);
+}
+
+// ---- non-finite coordinates -------------------------------------------------------------------
+
+namespace
+{
+std::vector<Point> withNonFinite(Rng& rng, std::vector<Point> points, int dim, double fraction,
+  std::size_t& poisoned)
+{
+  poisoned = 0;
+  static const double bad[] = { std::numeric_limits<double>::quiet_NaN(),
+    std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity() };
+  for (Point& p : points)
+  {
+    if (rng.uniform() < fraction)
+    {
+      p[rng.below(static_cast<std::uint64_t>(dim))] = bad[rng.below(3)];
+      ++poisoned;
+    }
+  }
+  return points;
+}
+
+bool mentionsNonFinite(const std::vector<std::string>& messages)
+{
+  for (std::string m : messages)
+  {
+    std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (m.find("finite") != std::string::npos || m.find("nan") != std::string::npos ||
+      m.find("inf") != std::string::npos)
+    {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string joined(const std::vector<std::string>& messages)
+{
+  std::string all;
+  for (const std::string& m : messages)
+  {
+    all += "\n  " + m;
+  }
+  return all.empty() ? " (none)" : all;
+}
+} // namespace
+
+TEST_P(Engine, NonFiniteCoordinates)
+{
+  Rng rng(67);
+  for (int dim : { 2, 3 })
+  {
+    for (ScalarType type : { F32, F64 })
+    {
+      std::size_t poisoned = 0;
+      const auto points = withNonFinite(rng, clusteredPoints(rng, 2000, dim), dim, 0.1, poisoned);
+      const Cloud cloud = makeCloud("clustered with 10% NaN/Inf points", dim, type, points);
+      const auto result = runEngine(cloud, this->options());
+      ASSERT_TRUE(result);
+      checkAgainstReferences(cloud, *result, this->backend());
+      EXPECT_EQ(result->stats.nonFinitePoints, poisoned) << cloud.label;
+      EXPECT_EQ(result->stats.validPoints, cloud.count - poisoned) << cloud.label;
+      EXPECT_TRUE(mentionsNonFinite(result->messages))
+        << cloud.label << ": no message mentions the left-out points; messages:" << joined(result->messages);
+    }
+  }
+}
+
+TEST_P(Engine, SmallNonFinite)
+{
+  Rng rng(71);
+  std::size_t poisoned = 0;
+  // A -inf coordinate must not become the shift's lower corner.
+  auto points = withNonFinite(rng, uniformPoints(rng, 60, 3), 3, 0.2, poisoned);
+  points.push_back(Point{ -Inf, 0.5, 0.5 });
+  points.push_back(Point{ 0.5, NaN, 0.5 });
+  const Cloud cloud = makeCloud("60 points with NaN/Inf", 3, F32, points);
+  const auto result = runEngine(cloud, this->options());
+  ASSERT_TRUE(result);
+  checkAgainstReferences(cloud, *result, this->backend());
+  EXPECT_EQ(result->stats.nonFinitePoints, poisoned + 2);
+  EXPECT_TRUE(mentionsNonFinite(result->messages)) << "messages:" << joined(result->messages);
+
+  // Only non-finite points; then exactly one finite point among them.
+  const Cloud none = makeCloud("only NaN/Inf points", 2, F64,
+    { Point{ NaN, 0, 0 }, Point{ Inf, 1, 0 }, Point{ 0, -Inf, 0 } });
+  const auto noTree = runEngine(none, this->options());
+  ASSERT_TRUE(noTree);
+  EXPECT_TRUE(noTree->edges.empty());
+  EXPECT_EQ(noTree->stats.validPoints, 0u);
+  EXPECT_EQ(noTree->stats.nonFinitePoints, 3u);
+  const Cloud one = makeCloud("one finite point among NaNs", 3, F64,
+    { Point{ NaN, 0, 0 }, Point{ 1, 2, 3 }, Point{ 0, 0, NaN } });
+  const auto single = runEngine(one, this->options());
+  ASSERT_TRUE(single);
+  EXPECT_TRUE(single->edges.empty());
+  EXPECT_EQ(single->stats.validPoints, 1u);
+}
+
+// ---- strided records ----------------------------------------------------------------------------
+
+TEST_P(Engine, Stride)
+{
+  Rng rng(73);
+  // NaN padding: a non-finite scalar outside the point's coordinates must not leave it out.
+  for (ScalarType type : { F32, F64 })
+  {
+    const Cloud flat = makeCloud("2D points in 3-scalar records", 2, type, clusteredPoints(rng, 3000, 2), 3);
+    EXPECT_TRUE(this->check(flat));
+    const Cloud wide = makeCloud("3D points in 5-scalar records", 3, type, uniformPoints(rng, 3000, 3), 5);
+    EXPECT_TRUE(this->check(wide));
+    const Cloud padded = makeCloud("3D points in 4-scalar records, padding 1e30", 3, type,
+      permuted(latticePoints(12, 12, 12), 79), 4, 1e30);
+    EXPECT_TRUE(this->check(padded));
+  }
+}
+
+TEST_P(Engine, SmallStride)
+{
+  Rng rng(83);
+  EXPECT_TRUE(this->check(makeCloud("2D points in 3-scalar records", 2, F32, uniformPoints(rng, 100, 2), 3)));
+  EXPECT_TRUE(this->check(makeCloud("3D points in 7-scalar records", 3, F64, uniformPoints(rng, 100, 3), 7)));
+}
+
+// ---- errors -----------------------------------------------------------------------------------
+
+TEST_P(Engine, SmallInvalidInput)
+{
+  std::vector<float> data(4 * 30, 0.5f);
+  emst::PointCloudView view;
+  view.data = data.data();
+  view.count = 30;
+
+  emst::PointCloudView nullData = view;
+  nullData.data = nullptr;
+  EXPECT_EQ(this->errorOf(nullData, this->options()), "InvalidInput")
+    << "null data with count > 0";
+
+  for (int dim : { 1, 4, 0, -1 })
+  {
+    emst::PointCloudView badDim = view;
+    badDim.dimension = dim;
+    badDim.stride = 4;
+    EXPECT_EQ(this->errorOf(badDim, this->options()), "InvalidInput")
+      << "dimension " << dim;
+  }
+  // The engine must still work after rejecting input.
+  view.dimension = 3;
+  for (std::size_t k = 0; k < data.size(); ++k)
+  {
+    data[k] = static_cast<float>(k % 7) + 0.25f * static_cast<float>(k / 7);
+  }
+  EXPECT_TRUE(runEngine(view, "30 points after errors", this->options()));
+}
+
+TEST_P(Engine, TooManyPointsRejected)
+{
+  // count must stay below 2^32 - 1. The view points at a tiny buffer: an engine that does not
+  // check first would read far past it, so run it in a child process.
+  testing::FLAGS_gtest_death_test_style = "threadsafe";
+  const emst::Backend backend = this->backend();
+  for (std::size_t count : { std::size_t(0xFFFFFFFFu), std::size_t(1) << 33 })
+  {
+    EXPECT_EXIT(
+      {
+        std::vector<float> tiny(12, 1.0f);
+        emst::PointCloudView view;
+        view.data = tiny.data();
+        view.dimension = 3;
+        view.count = count;
+        emst::Options o;
+        o.backend = backend;
+        int status = 3;
+        try
+        {
+          emst::computeEmst(view, o);
+        }
+        catch (const emst::Error& e)
+        {
+          status = e.code() == emst::ErrorCode::InvalidInput ? 0 : 4;
+          std::fprintf(stderr, "error code %s: %s\n", errorCodeName(e.code()), e.what());
+        }
+        std::exit(status);
+      },
+      testing::ExitedWithCode(0), "")
+      << "count " << count << " should throw Error(InvalidInput) before touching the data "
+      << "(child exit 3: no error, 4: another error code)";
+  }
+}
+
+// ---- progress and cancellation ------------------------------------------------------------------
+
+namespace
+{
+struct ProgressLog
+{
+  std::vector<double> fractions;
+  std::vector<std::string> steps;
+  bool nullStep = false;
+  bool wrongThread = false;
+};
+
+emst::ProgressCallback recorder(ProgressLog& log, int cancelAtCall = 0)
+{
+  const std::thread::id caller = std::this_thread::get_id();
+  return [&log, cancelAtCall, caller](double fraction, const char* step) {
+    log.fractions.push_back(fraction);
+    log.steps.push_back(step ? step : "");
+    log.nullStep = log.nullStep || step == nullptr;
+    log.wrongThread = log.wrongThread || std::this_thread::get_id() != caller;
+    return cancelAtCall <= 0 || static_cast<int>(log.fractions.size()) < cancelAtCall;
+  };
+}
+
+void expectSaneProgress(const ProgressLog& log, const std::string& label)
+{
+  EXPECT_FALSE(log.nullStep) << label << ": a step name was null";
+  EXPECT_FALSE(log.wrongThread) << label << ": the callback ran on another thread than the caller";
+  for (std::size_t k = 0; k < log.fractions.size(); ++k)
+  {
+    const double f = log.fractions[k];
+    EXPECT_TRUE(f >= 0.0 && f <= 1.0) << label << ": fraction " << f << " at call " << k
+                                      << " (step '" << log.steps[k] << "') is outside [0, 1]";
+    if (k > 0)
+    {
+      EXPECT_GE(f, log.fractions[k - 1]) << label << ": fractions decrease at call " << k << " (step '"
+                                         << log.steps[k] << "')";
+    }
+  }
+}
+} // namespace
+
+TEST_P(Engine, SmallProgress)
+{
+  Rng rng(89);
+  const Cloud cloud = makeCloud("300 clustered points", 3, F32, clusteredPoints(rng, 300, 3));
+  ProgressLog log;
+  emst::Options o = this->options();
+  o.progress = recorder(log);
+  const auto result = runEngine(cloud, o);
+  ASSERT_TRUE(result);
+  checkAgainstReferences(cloud, *result, this->backend());
+  EXPECT_GE(log.fractions.size(), 1u) << "the progress callback was never called";
+  expectSaneProgress(log, cloud.label);
+}
+
+TEST_P(Engine, Progress)
+{
+  Rng rng(97);
+  const Cloud cloud = makeCloud("100k clustered points", 3, F32, clusteredPoints(rng, 100000, 3));
+  ProgressLog log;
+  emst::Options o = this->options();
+  o.progress = recorder(log);
+  const auto result = runEngine(cloud, o);
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(isSpanningTree(cloud, result->edges));
+  EXPECT_GE(log.fractions.size(), 1u);
+  expectSaneProgress(log, cloud.label);
+}
+
+TEST_P(Engine, SmallCancel)
+{
+  Rng rng(101);
+  const Cloud cloud = makeCloud("300 uniform points", 3, F64, uniformPoints(rng, 300, 3));
+  ProgressLog full;
+  emst::Options o = this->options();
+  o.progress = recorder(full);
+  const auto reference = runEngine(cloud, o);
+  ASSERT_TRUE(reference);
+  const int calls = static_cast<int>(full.fractions.size());
+  ASSERT_GE(calls, 1) << "the progress callback was never called: nothing to cancel from";
+
+  // Cancel at each call in turn (at most 12 of them): always Error(Cancelled), fractions sane.
+  const int step = std::max(1, calls / 12);
+  for (int cancelAt = 1; cancelAt <= calls; cancelAt += step)
+  {
+    ProgressLog log;
+    emst::Options cancelling = this->options();
+    cancelling.progress = recorder(log, cancelAt);
+    EXPECT_EQ(this->errorOf(cloud.view(), cancelling), "Cancelled")
+      << "cancelled at progress call " << cancelAt << " of " << calls << " (step '"
+      << (cancelAt <= static_cast<int>(full.steps.size()) ? full.steps[cancelAt - 1] : "?") << "')";
+    EXPECT_EQ(static_cast<int>(log.fractions.size()), cancelAt)
+      << "the callback was called again after it returned false";
+    expectSaneProgress(log, "cancelled run");
+  }
+  // A cancelled run leaves nothing behind: the next run gives the same tree.
+  const auto again = runEngine(cloud, this->options());
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(sameEdgeLists(reference->edges, again->edges));
+}
+
+// ---- determinism --------------------------------------------------------------------------------
+
+TEST_P(Engine, Determinism)
+{
+  Rng rng(103);
+  std::vector<Point> points = latticePoints(20, 20, 20);
+  const auto blobs = clusteredPoints(rng, 15000, 3);
+  points.insert(points.end(), blobs.begin(), blobs.end());
+  for (int k = 0; k < 2000; ++k)
+  {
+    points.push_back(points[rng.below(points.size())]);
+  }
+  rng.shuffle(points);
+  const Cloud cloud = makeCloud("lattice + blobs + duplicates, shuffled", 3, F32, points);
+
+  const auto first = runEngine(cloud, this->options());
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(isSpanningTree(cloud, first->edges));
+  EXPECT_TRUE(exactLengthsAndOrder(cloud, first->edges));
+  struct Variant
+  {
+    const char* name;
+    int threads;
+    bool keep;
+  };
+  for (const Variant& v : { Variant{ "second run", 0, false }, Variant{ "cpuThreads=1", 1, false },
+         Variant{ "cpuThreads=2", 2, false }, Variant{ "cpuThreads=3", 3, false },
+         Variant{ "keepDeviceMemory (1)", 0, true }, Variant{ "keepDeviceMemory (2)", 0, true } })
+  {
+    emst::Options o = this->options();
+    o.cpuThreads = v.threads;
+    o.keepDeviceMemory = v.keep;
+    const auto again = runEngine(cloud, o);
+    ASSERT_TRUE(again) << v.name;
+    EXPECT_TRUE(sameEdgeLists(first->edges, again->edges, &cloud)) << v.name;
+    EXPECT_EQ(first->totalWeight, again->totalWeight) << v.name;
+    EXPECT_EQ(first->stats.duplicatePoints, again->stats.duplicatePoints) << v.name;
+  }
+}
+
+TEST_P(Engine, StatsAreFilledIn)
+{
+  Rng rng(107);
+  const Cloud cloud = makeCloud("5000 uniform points", 3, F32, uniformPoints(rng, 5000, 3));
+  const auto result = runEngine(cloud, this->options());
+  ASSERT_TRUE(result);
+  const emst::Stats& s = result->stats;
+  EXPECT_EQ(s.backend, this->backend());
+  EXPECT_FALSE(s.deviceName.empty());
+  EXPECT_GE(s.rounds, 1);
+  EXPECT_EQ(s.inputPoints, cloud.count);
+  EXPECT_EQ(s.validPoints, cloud.count);
+  EXPECT_EQ(s.nonFinitePoints, 0u);
+  EXPECT_EQ(s.duplicatePoints, 0u);
+  EXPECT_GT(s.computeMilliseconds, 0.0);
+  EXPECT_GE(s.uploadMilliseconds, 0.0);
+  EXPECT_GE(s.downloadMilliseconds, 0.0);
+  EXPECT_FALSE(s.phases.empty());
+  for (const emst::PhaseTime& phase : s.phases)
+  {
+    EXPECT_FALSE(phase.name.empty());
+    EXPECT_GE(phase.milliseconds, 0.0) << phase.name;
+  }
+  EXPECT_GT(s.peakBackendBytes, 0u);
+}

@@ -1,0 +1,536 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Compiled with -ffp-contract=off (see CMakeLists.txt): every float and double operation below
+// is rounded on its own, as the engine's contract requires.
+#include "Reference.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+namespace emsttest
+{
+namespace
+{
+
+std::uint64_t bitsOf(double value)
+{
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+std::string describe(const emst::Edge& e)
+{
+  char buffer[128];
+  std::snprintf(buffer, sizeof(buffer), "(%u, %u, %.17g [0x%016" PRIx64 "])", static_cast<unsigned>(e.i),
+    static_cast<unsigned>(e.j), e.length, bitsOf(e.length));
+  return buffer;
+}
+
+bool lessByLength(const emst::Edge& a, const emst::Edge& b)
+{
+  if (a.length != b.length)
+  {
+    return a.length < b.length;
+  }
+  if (a.i != b.i)
+  {
+    return a.i < b.i;
+  }
+  return a.j < b.j;
+}
+
+struct UnionFind
+{
+  std::vector<std::size_t> parent;
+  explicit UnionFind(std::size_t n)
+    : parent(n)
+  {
+    std::iota(parent.begin(), parent.end(), std::size_t(0));
+  }
+  std::size_t find(std::size_t x)
+  {
+    while (parent[x] != x)
+    {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  }
+  bool unite(std::size_t a, std::size_t b)
+  {
+    a = find(a);
+    b = find(b);
+    if (a == b)
+    {
+      return false;
+    }
+    parent[std::max(a, b)] = std::min(a, b);
+    return true;
+  }
+};
+
+} // namespace
+
+double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j)
+{
+  const double dx = cloud.at(i, 0) - cloud.at(j, 0);
+  const double dy = cloud.at(i, 1) - cloud.at(j, 1);
+  double sum = dx * dx + dy * dy;
+  if (cloud.dimension == 3)
+  {
+    const double dz = cloud.at(i, 2) - cloud.at(j, 2);
+    sum = sum + dz * dz;
+  }
+  return std::sqrt(sum);
+}
+
+float ShiftedCloud::d2(std::size_t i, std::size_t j) const
+{
+  const float* a = &this->coords[3 * i];
+  const float* b = &this->coords[3 * j];
+  const float dx = a[0] - b[0];
+  const float dy = a[1] - b[1];
+  float sum = dx * dx;
+  sum = sum + dy * dy;
+  if (this->dimension == 3)
+  {
+    const float dz = a[2] - b[2];
+    sum = sum + dz * dz;
+  }
+  return sum;
+}
+
+ShiftedCloud shiftCloud(const Cloud& cloud)
+{
+  ShiftedCloud s;
+  s.dimension = cloud.dimension;
+  s.coords.assign(3 * cloud.count, 0.0f);
+  s.finite.assign(cloud.count, 0);
+  for (int a = 0; a < 3; ++a)
+  {
+    s.lo[a] = std::numeric_limits<double>::infinity();
+  }
+  for (std::size_t k = 0; k < cloud.count; ++k)
+  {
+    s.finite[k] = cloud.finite(k) ? 1 : 0;
+    if (s.finite[k])
+    {
+      ++s.validPoints;
+      for (int a = 0; a < cloud.dimension; ++a)
+      {
+        s.lo[a] = std::min(s.lo[a], cloud.at(k, a));
+      }
+    }
+  }
+  for (std::size_t k = 0; k < cloud.count; ++k)
+  {
+    if (s.finite[k])
+    {
+      for (int a = 0; a < cloud.dimension; ++a)
+      {
+        s.coords[3 * k + a] = static_cast<float>(cloud.at(k, a) - s.lo[a]);
+      }
+    }
+  }
+  return s;
+}
+
+double compensatedSum(const std::vector<emst::Edge>& edges)
+{
+  double sum = 0.0;
+  double compensation = 0.0;
+  for (const emst::Edge& e : edges)
+  {
+    const double t = sum + e.length;
+    if (std::fabs(sum) >= std::fabs(e.length))
+    {
+      compensation += (sum - t) + e.length;
+    }
+    else
+    {
+      compensation += (e.length - t) + sum;
+    }
+    sum = t;
+  }
+  return sum + compensation;
+}
+
+ReferenceTree primDouble(const Cloud& cloud)
+{
+  ReferenceTree tree;
+  std::vector<std::size_t> finite;
+  for (std::size_t k = 0; k < cloud.count; ++k)
+  {
+    if (cloud.finite(k))
+    {
+      finite.push_back(k);
+    }
+  }
+  tree.validPoints = finite.size();
+  if (finite.size() < 2)
+  {
+    return tree;
+  }
+  const std::size_t m = finite.size();
+  std::vector<double> best(m, std::numeric_limits<double>::infinity());
+  std::vector<std::size_t> from(m, 0);
+  std::vector<char> inTree(m, 0);
+  std::size_t current = 0;
+  inTree[0] = 1;
+  for (std::size_t added = 1; added < m; ++added)
+  {
+    std::size_t next = m;
+    double nextDistance = std::numeric_limits<double>::infinity();
+    for (std::size_t v = 0; v < m; ++v)
+    {
+      if (inTree[v])
+      {
+        continue;
+      }
+      const double d = inputDistance(cloud, finite[current], finite[v]);
+      if (d < best[v])
+      {
+        best[v] = d;
+        from[v] = current;
+      }
+      if (next == m || best[v] < nextDistance)
+      {
+        next = v;
+        nextDistance = best[v];
+      }
+    }
+    inTree[next] = 1;
+    const std::size_t a = finite[from[next]];
+    const std::size_t b = finite[next];
+    emst::Edge e;
+    e.i = static_cast<std::uint32_t>(std::min(a, b));
+    e.j = static_cast<std::uint32_t>(std::max(a, b));
+    e.length = best[next];
+    tree.edges.push_back(e);
+    current = next;
+  }
+  std::sort(tree.edges.begin(), tree.edges.end(), lessByLength);
+  tree.totalWeight = compensatedSum(tree.edges);
+  return tree;
+}
+
+ReferenceTree contractMst(const Cloud& cloud)
+{
+  ReferenceTree tree;
+  const ShiftedCloud s = shiftCloud(cloud);
+  tree.validPoints = s.validPoints;
+  std::vector<std::uint32_t> finite;
+  for (std::size_t k = 0; k < cloud.count; ++k)
+  {
+    if (s.finite[k])
+    {
+      finite.push_back(static_cast<std::uint32_t>(k));
+    }
+  }
+  if (finite.size() < 2)
+  {
+    return tree;
+  }
+  // Prim under the strict total order (d2, min index, max index): with all edges distinct under
+  // it, the MST is unique and every correct algorithm finds this one.
+  const std::size_t m = finite.size();
+  struct Key
+  {
+    float d2;
+    std::uint32_t lo, hi;
+    bool operator<(const Key& o) const
+    {
+      if (d2 != o.d2)
+      {
+        return d2 < o.d2;
+      }
+      if (lo != o.lo)
+      {
+        return lo < o.lo;
+      }
+      return hi < o.hi;
+    }
+  };
+  const Key none{ std::numeric_limits<float>::infinity(), std::numeric_limits<std::uint32_t>::max(),
+    std::numeric_limits<std::uint32_t>::max() };
+  std::vector<Key> best(m, none);
+  std::vector<char> inTree(m, 0);
+  std::vector<char> haveBest(m, 0);
+  std::size_t current = 0;
+  inTree[0] = 1;
+  for (std::size_t added = 1; added < m; ++added)
+  {
+    std::size_t next = m;
+    const std::uint32_t c = finite[current];
+    for (std::size_t v = 0; v < m; ++v)
+    {
+      if (inTree[v])
+      {
+        continue;
+      }
+      const std::uint32_t w = finite[v];
+      const Key candidate{ s.d2(c, w), std::min(c, w), std::max(c, w) };
+      if (!haveBest[v] || candidate < best[v])
+      {
+        best[v] = candidate;
+        haveBest[v] = 1;
+      }
+      if (next == m || best[v] < best[next])
+      {
+        next = v;
+      }
+    }
+    inTree[next] = 1;
+    emst::Edge e;
+    e.i = best[next].lo;
+    e.j = best[next].hi;
+    e.length = inputDistance(cloud, e.i, e.j);
+    tree.edges.push_back(e);
+    current = next;
+  }
+  std::sort(tree.edges.begin(), tree.edges.end(), lessByLength);
+  tree.totalWeight = compensatedSum(tree.edges);
+  return tree;
+}
+
+testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
+  const std::vector<emst::Edge>& got, const Cloud* cloud)
+{
+  const std::size_t common = std::min(expected.size(), got.size());
+  std::size_t first = common;
+  std::size_t differing = 0;
+  for (std::size_t k = 0; k < common; ++k)
+  {
+    if (expected[k].i != got[k].i || expected[k].j != got[k].j ||
+      bitsOf(expected[k].length) != bitsOf(got[k].length))
+    {
+      first = std::min(first, k);
+      ++differing;
+    }
+  }
+  if (first == common && expected.size() == got.size())
+  {
+    return testing::AssertionSuccess();
+  }
+  std::ostringstream out;
+  out << "edge lists differ: expected " << expected.size() << " edges, got " << got.size() << "; "
+      << differing << " of the first " << common << " positions differ";
+  if (first < common)
+  {
+    out << "; first difference at position " << first << ": expected " << describe(expected[first])
+        << ", got " << describe(got[first]);
+    if (cloud)
+    {
+      const ShiftedCloud s = shiftCloud(*cloud);
+      auto key = [&](const emst::Edge& e) {
+        std::ostringstream k;
+        if (e.i < cloud->count && e.j < cloud->count)
+        {
+          k.precision(9);
+          k << "d2=" << s.d2(e.i, e.j);
+        }
+        else
+        {
+          k << "indices out of range";
+        }
+        return k.str();
+      };
+      out << " (contract keys: expected " << key(expected[first]) << ", got " << key(got[first]) << ")";
+    }
+  }
+  else
+  {
+    const auto& longer = expected.size() > got.size() ? expected : got;
+    out << "; first extra edge " << describe(longer[common]) << " in the "
+        << (expected.size() > got.size() ? "expected" : "engine's") << " list";
+  }
+  // The sets may agree while the order differs; say so, it narrows the bug down.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> a, b;
+  for (const auto& e : expected)
+  {
+    a.emplace_back(e.i, e.j);
+  }
+  for (const auto& e : got)
+  {
+    b.emplace_back(e.i, e.j);
+  }
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> onlyExpected, onlyGot;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(onlyExpected));
+  std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(onlyGot));
+  out << "; as sets of (i, j): " << onlyExpected.size() << " expected edges missing, " << onlyGot.size()
+      << " unexpected";
+  if (!onlyExpected.empty())
+  {
+    out << " (first missing (" << onlyExpected[0].first << ", " << onlyExpected[0].second << ")";
+    if (!onlyGot.empty())
+    {
+      out << ", first unexpected (" << onlyGot[0].first << ", " << onlyGot[0].second << ")";
+    }
+    out << ")";
+  }
+  return testing::AssertionFailure() << out.str();
+}
+
+testing::AssertionResult isSpanningTree(const Cloud& cloud, const std::vector<emst::Edge>& edges)
+{
+  std::size_t valid = 0;
+  for (std::size_t k = 0; k < cloud.count; ++k)
+  {
+    valid += cloud.finite(k) ? 1 : 0;
+  }
+  const std::size_t expected = valid > 0 ? valid - 1 : 0;
+  if (edges.size() != expected)
+  {
+    return testing::AssertionFailure() << edges.size() << " edges for " << valid
+                                       << " finite points (expected " << expected << ")";
+  }
+  UnionFind sets(cloud.count);
+  for (std::size_t k = 0; k < edges.size(); ++k)
+  {
+    const emst::Edge& e = edges[k];
+    if (!(e.i < e.j) || e.j >= cloud.count)
+    {
+      return testing::AssertionFailure() << "edge " << k << " " << describe(e)
+                                         << " does not have i < j < " << cloud.count;
+    }
+    if (!cloud.finite(e.i) || !cloud.finite(e.j))
+    {
+      return testing::AssertionFailure() << "edge " << k << " " << describe(e)
+                                         << " touches a point with a non-finite coordinate";
+    }
+    if (!sets.unite(e.i, e.j))
+    {
+      return testing::AssertionFailure() << "edge " << k << " " << describe(e) << " closes a cycle";
+    }
+  }
+  return testing::AssertionSuccess();
+}
+
+testing::AssertionResult exactLengthsAndOrder(const Cloud& cloud, const std::vector<emst::Edge>& edges)
+{
+  for (std::size_t k = 0; k < edges.size(); ++k)
+  {
+    const emst::Edge& e = edges[k];
+    if (e.i >= cloud.count || e.j >= cloud.count)
+    {
+      return testing::AssertionFailure() << "edge " << k << " " << describe(e) << " out of range";
+    }
+    const double d = inputDistance(cloud, e.i, e.j);
+    if (bitsOf(d) != bitsOf(e.length))
+    {
+      char buffer[64];
+      std::snprintf(buffer, sizeof(buffer), "%.17g", d);
+      return testing::AssertionFailure() << "edge " << k << " " << describe(e)
+                                         << ": length is not the double distance of its endpoints "
+                                         << buffer;
+    }
+    if (k > 0 && !lessByLength(edges[k - 1], e))
+    {
+      return testing::AssertionFailure() << "edges " << k - 1 << " " << describe(edges[k - 1])
+                                         << " and " << k << " " << describe(e)
+                                         << " are not in strictly increasing (length, i, j) order";
+    }
+  }
+  return testing::AssertionSuccess();
+}
+
+testing::AssertionResult cycleProperty(const Cloud& cloud, const std::vector<emst::Edge>& edges,
+  double relative)
+{
+  const std::size_t n = cloud.count;
+  std::vector<std::vector<std::pair<std::size_t, double>>> adjacent(n);
+  for (const emst::Edge& e : edges)
+  {
+    if (e.i >= n || e.j >= n)
+    {
+      return testing::AssertionFailure() << "edge " << describe(e) << " out of range";
+    }
+    adjacent[e.i].emplace_back(e.j, e.length);
+    adjacent[e.j].emplace_back(e.i, e.length);
+  }
+  std::vector<double> longest(n);
+  std::vector<char> seen(n);
+  std::vector<std::size_t> stack;
+  for (std::size_t root = 0; root < n; ++root)
+  {
+    if (!cloud.finite(root))
+    {
+      continue;
+    }
+    std::fill(seen.begin(), seen.end(), 0);
+    longest[root] = 0.0;
+    seen[root] = 1;
+    stack.assign(1, root);
+    while (!stack.empty())
+    {
+      const std::size_t u = stack.back();
+      stack.pop_back();
+      for (const auto& [v, length] : adjacent[u])
+      {
+        if (!seen[v])
+        {
+          seen[v] = 1;
+          longest[v] = std::max(longest[u], length);
+          stack.push_back(v);
+        }
+      }
+    }
+    for (std::size_t v = root + 1; v < n; ++v)
+    {
+      if (!cloud.finite(v))
+      {
+        continue;
+      }
+      if (!seen[v])
+      {
+        return testing::AssertionFailure() << "points " << root << " and " << v << " are not connected";
+      }
+      const double d = inputDistance(cloud, root, v);
+      if (d < longest[v] * (1.0 - relative))
+      {
+        char buffer[256];
+        std::snprintf(buffer, sizeof(buffer),
+          "cycle property violated: points %zu and %zu are %.17g apart, but the tree path between "
+          "them has an edge of length %.17g",
+          root, v, d, longest[v]);
+        return testing::AssertionFailure() << buffer;
+      }
+    }
+  }
+  return testing::AssertionSuccess();
+}
+
+testing::AssertionResult weightClose(double expected, double got, double relative)
+{
+  const double error = std::fabs(got - expected);
+  if (expected == 0.0 ? got == 0.0 : error <= relative * std::fabs(expected))
+  {
+    return testing::AssertionSuccess();
+  }
+  char buffer[160];
+  std::snprintf(buffer, sizeof(buffer), "total weight %.17g, reference %.17g: relative error %.3e > %.1e",
+    got, expected, expected != 0.0 ? error / std::fabs(expected) : error, relative);
+  return testing::AssertionFailure() << buffer;
+}
+
+std::size_t zeroLengthEdges(const std::vector<emst::Edge>& edges)
+{
+  std::size_t zeros = 0;
+  for (const emst::Edge& e : edges)
+  {
+    zeros += e.length == 0.0 ? 1 : 0;
+  }
+  return zeros;
+}
+
+} // namespace emsttest

@@ -1,0 +1,79 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Independent references for the engine tests. None of them calls the engine.
+//
+// (a) primDouble: brute-force O(n^2) Prim over the finite points, distances in double. Its tree
+//     is "an" EMST (ties broken arbitrarily): use it for weights.
+// (b) contractMst: the exact tree that Emst.h promises. The engine orders candidate edges totally
+//     by (d2, min(i,j), max(i,j)) where d2 is the float32 squared distance of the shifted
+//     coordinates c' = (float)((double)c - lo), lo = the per-axis minimum over the finite points,
+//     d2 = (dx*dx + dy*dy) + dz*dz with every operation rounded to float (this file is compiled
+//     with -ffp-contract=off). Under a strict total order the MST is unique, so a Prim with the
+//     same order yields it; its edges are then listed by (length, i, j), length = the double
+//     distance of the input coordinates. The engine's list must match it bit for bit.
+#pragma once
+
+#include "TestClouds.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace emsttest
+{
+
+struct ReferenceTree
+{
+  std::vector<emst::Edge> edges;
+  double totalWeight = 0.0;
+  std::size_t validPoints = 0;
+};
+
+/// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length).
+double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
+
+/// Float32 squared distance of the shifted coordinates (the engine's comparison key), and the
+/// shift used (per-axis minimum over the finite points).
+struct ShiftedCloud
+{
+  std::vector<float> coords; // count * 3, unused axes 0
+  std::vector<char> finite;
+  std::size_t validPoints = 0;
+  double lo[3] = { 0.0, 0.0, 0.0 };
+  int dimension = 3;
+  float d2(std::size_t i, std::size_t j) const;
+};
+ShiftedCloud shiftCloud(const Cloud& cloud);
+
+/// Neumaier-compensated sum of the edge lengths.
+double compensatedSum(const std::vector<emst::Edge>& edges);
+
+ReferenceTree primDouble(const Cloud& cloud);
+ReferenceTree contractMst(const Cloud& cloud);
+
+/// Exact equality of two edge lists (i, j and the bits of length), with the first difference
+/// described (and the contract keys of the edges involved when a cloud is given).
+testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
+  const std::vector<emst::Edge>& got, const Cloud* cloud = nullptr);
+
+/// validPoints - 1 edges, i < j < count, no edge at a non-finite point, and they join all finite
+/// points into one tree (union-find).
+testing::AssertionResult isSpanningTree(const Cloud& cloud, const std::vector<emst::Edge>& edges);
+
+/// Every length equals inputDistance(i, j) exactly and the list is strictly increasing in
+/// (length, i, j).
+testing::AssertionResult exactLengthsAndOrder(const Cloud& cloud, const std::vector<emst::Edge>& edges);
+
+/// Cycle property: every pair of finite points is at least as far apart as the longest tree edge
+/// on the path between them (relative tolerance `relative`). O(n^2): small clouds only.
+testing::AssertionResult cycleProperty(const Cloud& cloud, const std::vector<emst::Edge>& edges,
+  double relative = 1e-6);
+
+/// |got - expected| <= relative * expected (and got == 0 when expected == 0).
+testing::AssertionResult weightClose(double expected, double got, double relative = 1e-6);
+
+/// Number of edges of length exactly 0.
+std::size_t zeroLengthEdges(const std::vector<emst::Edge>& edges);
+
+} // namespace emsttest

@@ -1,0 +1,215 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// The references checked on their own (no engine call): the contract Prim against a Kruskal with
+// the same total order, the two references against each other, and the checkers against trees
+// known to be wrong.
+#include "TestSupport.h"
+
+#include <algorithm>
+#include <numeric>
+#include <tuple>
+
+using namespace emsttest;
+
+namespace
+{
+
+/// Kruskal over all pairs sorted by (d2, i, j): a second, independent way to the contract tree.
+std::vector<emst::Edge> contractKruskal(const Cloud& cloud)
+{
+  const ShiftedCloud s = shiftCloud(cloud);
+  std::vector<std::tuple<float, std::uint32_t, std::uint32_t>> pairs;
+  for (std::uint32_t i = 0; i < cloud.count; ++i)
+  {
+    for (std::uint32_t j = i + 1; j < cloud.count; ++j)
+    {
+      if (s.finite[i] && s.finite[j])
+      {
+        pairs.emplace_back(s.d2(i, j), i, j);
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<std::uint32_t> parent(cloud.count);
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](std::uint32_t x) {
+    while (parent[x] != x)
+    {
+      x = parent[x] = parent[parent[x]];
+    }
+    return x;
+  };
+  std::vector<emst::Edge> edges;
+  for (const auto& [d2, i, j] : pairs)
+  {
+    const std::uint32_t a = find(i), b = find(j);
+    if (a != b)
+    {
+      parent[std::max(a, b)] = std::min(a, b);
+      emst::Edge e;
+      e.i = i;
+      e.j = j;
+      e.length = inputDistance(cloud, i, j);
+      edges.push_back(e);
+    }
+  }
+  std::sort(edges.begin(), edges.end(), [](const emst::Edge& x, const emst::Edge& y) {
+    return std::tie(x.length, x.i, x.j) < std::tie(y.length, y.i, y.j);
+  });
+  return edges;
+}
+
+std::vector<Cloud> referenceClouds()
+{
+  Rng rng(4242);
+  std::vector<Cloud> clouds;
+  clouds.push_back(makeCloud("uniform", 3, emst::ScalarType::Float64, uniformPoints(rng, 300, 3)));
+  clouds.push_back(makeCloud("clustered", 2, emst::ScalarType::Float32, clusteredPoints(rng, 300, 2)));
+  clouds.push_back(makeCloud("integers", 3, emst::ScalarType::Float32, integerPoints(rng, 300, 3, 6)));
+  clouds.push_back(makeCloud("integers", 2, emst::ScalarType::Float64, integerPoints(rng, 300, 2, 9)));
+  auto lattice = latticePoints(6, 7, 5);
+  rng.shuffle(lattice);
+  clouds.push_back(makeCloud("lattice, shuffled", 3, emst::ScalarType::Float32, lattice));
+  auto fcc = fccPoints(3);
+  rng.shuffle(fcc);
+  clouds.push_back(makeCloud("FCC, shuffled", 3, emst::ScalarType::Float64, fcc));
+  auto withNaN = uniformPoints(rng, 100, 3, 1.0, 1e7);
+  withNaN[3][1] = std::numeric_limits<double>::quiet_NaN();
+  withNaN[50][0] = -std::numeric_limits<double>::infinity();
+  clouds.push_back(makeCloud("offset 1e7 with NaN", 3, emst::ScalarType::Float64, withNaN));
+  clouds.push_back(makeCloud("copies", 3, emst::ScalarType::Float32,
+    repeatPoints(uniformPoints(rng, 20, 3), 6, &rng)));
+  return clouds;
+}
+
+} // namespace
+
+TEST(Reference, ContractPrimEqualsContractKruskal)
+{
+  for (const Cloud& cloud : referenceClouds())
+  {
+    const ReferenceTree prim = contractMst(cloud);
+    EXPECT_TRUE(sameEdgeLists(contractKruskal(cloud), prim.edges, &cloud)) << cloud.label;
+    EXPECT_TRUE(isSpanningTree(cloud, prim.edges)) << cloud.label;
+    EXPECT_TRUE(exactLengthsAndOrder(cloud, prim.edges)) << cloud.label;
+    EXPECT_TRUE(cycleProperty(cloud, prim.edges)) << cloud.label;
+  }
+}
+
+TEST(Reference, DoublePrimAgreesOnWeight)
+{
+  for (const Cloud& cloud : referenceClouds())
+  {
+    const ReferenceTree prim = primDouble(cloud);
+    const ReferenceTree contract = contractMst(cloud);
+    EXPECT_TRUE(isSpanningTree(cloud, prim.edges)) << cloud.label;
+    EXPECT_TRUE(cycleProperty(cloud, prim.edges, 0.0)) << cloud.label;
+    EXPECT_TRUE(weightClose(prim.totalWeight, contract.totalWeight, 1e-6)) << cloud.label;
+    EXPECT_EQ(prim.validPoints, contract.validPoints) << cloud.label;
+  }
+}
+
+TEST(Reference, LatticeAndCopies)
+{
+  const Cloud lattice = makeCloud("lattice", 2, emst::ScalarType::Float32, latticePoints(9, 11, 0));
+  const ReferenceTree tree = contractMst(lattice);
+  ASSERT_EQ(tree.edges.size(), 98u);
+  EXPECT_EQ(tree.totalWeight, 98.0);
+  // Row-major lattice: ties by (min index, max index) give the first row, then verticals... the
+  // first edge is (0, 1).
+  EXPECT_EQ(tree.edges[0].i, 0u);
+  EXPECT_EQ(tree.edges[0].j, 1u);
+
+  const Cloud copies = makeCloud("copies", 3, emst::ScalarType::Float64, std::vector<Point>(50, Point{ 1, 2, 3 }));
+  const ReferenceTree star = contractMst(copies);
+  ASSERT_EQ(star.edges.size(), 49u);
+  for (std::uint32_t k = 0; k < 49; ++k)
+  {
+    EXPECT_EQ(star.edges[k].i, 0u);
+    EXPECT_EQ(star.edges[k].j, k + 1);
+    EXPECT_EQ(star.edges[k].length, 0.0);
+  }
+}
+
+TEST(Reference, ShiftUsesFiniteMinimum)
+{
+  const Cloud cloud = makeCloud("shift", 2, emst::ScalarType::Float64,
+    { Point{ 1e7 + 0.5, -3, 0 }, Point{ -std::numeric_limits<double>::infinity(), 0, 0 }, Point{ 1e7, 4, 0 } });
+  const ShiftedCloud s = shiftCloud(cloud);
+  EXPECT_EQ(s.validPoints, 2u);
+  EXPECT_EQ(s.lo[0], 1e7);
+  EXPECT_EQ(s.lo[1], -3.0);
+  EXPECT_EQ(s.coords[0], 0.5f);
+  EXPECT_EQ(s.coords[7], 7.0f);
+  EXPECT_EQ(s.d2(0, 2), 0.25f + 49.0f);
+}
+
+TEST(Reference, CheckersCatchWrongTrees)
+{
+  Rng rng(77);
+  const Cloud cloud = makeCloud("uniform", 3, emst::ScalarType::Float64, uniformPoints(rng, 200, 3));
+  const ReferenceTree tree = contractMst(cloud);
+  ASSERT_TRUE(cycleProperty(cloud, tree.edges));
+
+  // Swap the shortest edge for the longest pair that reconnects the two parts: still a spanning
+  // tree, but not a minimum one.
+  std::vector<emst::Edge> wrong(tree.edges.begin() + 1, tree.edges.end());
+  std::vector<std::uint32_t> side(cloud.count, 0);
+  {
+    std::vector<std::vector<std::uint32_t>> adjacent(cloud.count);
+    for (const emst::Edge& e : wrong)
+    {
+      adjacent[e.i].push_back(e.j);
+      adjacent[e.j].push_back(e.i);
+    }
+    std::vector<std::uint32_t> stack{ tree.edges[0].i };
+    side[tree.edges[0].i] = 1;
+    while (!stack.empty())
+    {
+      const std::uint32_t u = stack.back();
+      stack.pop_back();
+      for (std::uint32_t v : adjacent[u])
+      {
+        if (!side[v])
+        {
+          side[v] = 1;
+          stack.push_back(v);
+        }
+      }
+    }
+  }
+  emst::Edge longest;
+  for (std::uint32_t i = 0; i < cloud.count; ++i)
+  {
+    for (std::uint32_t j = i + 1; j < cloud.count; ++j)
+    {
+      if (side[i] != side[j] && inputDistance(cloud, i, j) > longest.length)
+      {
+        longest = emst::Edge{ i, j, inputDistance(cloud, i, j) };
+      }
+    }
+  }
+  wrong.push_back(longest);
+  std::sort(wrong.begin(), wrong.end(), [](const emst::Edge& x, const emst::Edge& y) {
+    return std::tie(x.length, x.i, x.j) < std::tie(y.length, y.i, y.j);
+  });
+  EXPECT_TRUE(isSpanningTree(cloud, wrong));
+  EXPECT_TRUE(exactLengthsAndOrder(cloud, wrong));
+  EXPECT_FALSE(cycleProperty(cloud, wrong));
+  EXPECT_FALSE(sameEdgeLists(tree.edges, wrong));
+  EXPECT_FALSE(weightClose(tree.totalWeight, compensatedSum(wrong), 1e-6));
+
+  // A cycle, an out-of-order list, a wrong length and a missing edge are caught too.
+  std::vector<emst::Edge> cyclic = tree.edges;
+  cyclic.back() = cyclic.front();
+  EXPECT_FALSE(isSpanningTree(cloud, cyclic));
+  std::vector<emst::Edge> unordered = tree.edges;
+  std::swap(unordered[0], unordered[1]);
+  EXPECT_FALSE(exactLengthsAndOrder(cloud, unordered));
+  std::vector<emst::Edge> inexact = tree.edges;
+  inexact[5].length = std::nextafter(inexact[5].length, 1.0);
+  EXPECT_FALSE(exactLengthsAndOrder(cloud, inexact));
+  std::vector<emst::Edge> missing(tree.edges.begin(), tree.edges.end() - 1);
+  EXPECT_FALSE(isSpanningTree(cloud, missing));
+}

@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 The EMST plugin developers
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The whole GPU check in one run, for the device machine (nvcc, cmake, ninja, compute-sanitizer;
+# no GTest, no network, no ../shared):
+#   env        nvidia-smi, nvcc and tool versions                           -> build.log
+#   build      configure + build (Release, sm_90, CUDA on, no plugin)       -> build.log
+#   tests      the whole engine test binary, CPU and CUDA parameters        -> tests.log
+#   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
+#   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log
+#   bench      Testing/Benchmarks/run_benchmarks.sh (CUDA backend)          -> bench.md, bench.log
+# then a summary (status and duration of each step), printed last and saved to summary.txt.
+# A failing step does not stop the later ones; the exit status is 1 when any step failed.
+# OUTDIR receives those 7 files only (the device tool brings back at most 8, flat names).
+#
+# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,memcheck,racecheck,bench]
+#   --quick    benchmarks on the 1e5/1e6 synthetic sets and the data sets only
+#   --steps    run only these steps (build is still needed once per fresh machine)
+#
+# Before the run, on the development machine: Testing/prepare_device_tree.sh (copies googletest
+# sources to .gtest-src and ../shared/{data,tools} to .device-data), then e.g.
+#   run(command="bash Testing/gpu_check.sh $OUT", carry=[".gtest-src", ".device-data"], timeout_s=600)
+#
+# Environment:
+#   EMST_BUILD_DIR        use this (already built) build folder and skip the build step when it
+#                         holds the test binary; otherwise the build goes to build-gpu
+#   EMST_SHARED_DIR       data/ + tools/ folder (default .device-data, else ../shared)
+#   EMST_CHECK_BUDGET     seconds for the whole run (default 560: the device tool stops a command
+#                         at 600 s); steps are cut short so that the summary is always written
+#   EMST_SANITIZER_FILTER gtest filter for the sanitizer steps (default '*.Small*/Cuda')
+#   EMST_BENCH_DATA       cache of generated benchmark sets (default BUILD/bench-data)
+set -u
+set -o pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
+  sed -n '2,35p' "$0" >&2
+  exit 2
+fi
+out=$1
+shift
+quick=0
+steps="env,build,tests,memcheck,racecheck,bench"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --steps) [ $# -ge 2 ] || { echo "gpu_check.sh: --steps needs a list" >&2; exit 2; }; steps=$2; shift ;;
+    --steps=*) steps=${1#*=} ;;
+    *) echo "gpu_check.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+
+start=$(date +%s)
+budget=${EMST_CHECK_BUDGET:-560}
+deadline=$((start + budget))
+filter=${EMST_SANITIZER_FILTER:-'*.Small*/Cuda'}
+
+# Tools that may be installed off the PATH.
+for dir in /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer; do
+  [ -d "$dir" ] && case ":$PATH:" in *":$dir:"*) ;; *) PATH="$PATH:$dir" ;; esac
+done
+export PATH
+sanitizer=$(command -v compute-sanitizer 2>/dev/null || true)
+if [ -z "$sanitizer" ]; then
+  for c in /usr/local/cuda*/compute-sanitizer/compute-sanitizer /opt/nvidia/*/compute-sanitizer /usr/local/cuda*/bin/compute-sanitizer; do
+    [ -x "$c" ] && { sanitizer=$c; break; }
+  done
+fi
+
+shared=${EMST_SHARED_DIR:-}
+if [ -z "$shared" ]; then
+  if [ -d "$repo/.device-data/data" ]; then
+    shared="$repo/.device-data"
+  elif [ -d "$repo/../shared/data" ]; then
+    shared=$(cd "$repo/../shared" && pwd)
+  else
+    shared="$repo/.device-data"
+  fi
+fi
+export EMST_SHARED_DIR="$shared"
+
+prebuilt=0
+if [ -n "${EMST_BUILD_DIR:-}" ] && [ -x "$EMST_BUILD_DIR/Testing/Engine/emst_engine_tests" ]; then
+  build=$(cd "$EMST_BUILD_DIR" && pwd)
+  prebuilt=1
+else
+  build=${EMST_BUILD_DIR:-$repo/build-gpu}
+fi
+tests_bin="$build/Testing/Engine/emst_engine_tests"
+jobs=$(nproc 2>/dev/null || echo 4)
+
+summary="$out/summary.txt"
+declare -a rows=()
+failed=0
+
+log_line() { echo "[gpu_check $(date +%H:%M:%S) +$(( $(date +%s) - start ))s] $*"; }
+
+write_summary() {
+  {
+    echo "EMST GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), host $(uname -n), commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "build: $build$([ $prebuilt = 1 ] && echo ' (prebuilt)'), shared: $shared, budget ${budget}s"
+    printf '%-10s %-14s %8s  %-13s %s\n' step status seconds log note
+    for r in "${rows[@]}"; do
+      echo "$r"
+    done
+    printf '%-10s %-14s %8s\n' overall "$([ $failed = 0 ] && echo PASS || echo FAIL)" $(( $(date +%s) - start ))
+  } >"$summary"
+}
+
+record() { # step status seconds log note
+  rows+=("$(printf '%-10s %-14s %8s  %-13s %s' "$1" "$2" "$3" "$4" "$5")")
+  case "$2" in PASS*|SKIP*) ;; *) failed=1 ;; esac
+  write_summary
+}
+
+wanted() { case ",$steps," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+# run_step NAME MAX_SECONDS LOGFILE APPEND(0/1) COMMAND...: runs with a time limit cut to the
+# budget; sets step_status and step_seconds.
+run_step() {
+  local name=$1 max=$2 logfile=$3 append=$4
+  shift 4
+  local left=$(( deadline - $(date +%s) - 15 ))
+  local limit=$max
+  [ "$left" -lt "$limit" ] && limit=$left
+  if [ "$limit" -lt 20 ]; then
+    step_status="SKIP(no time)"
+    step_seconds=0
+    echo "== $name: skipped, ${left}s left of the budget" >>"$logfile"
+    return
+  fi
+  log_line "$name: start (limit ${limit}s) -> $(basename "$logfile")"
+  local t0=$(date +%s)
+  [ "$append" = 1 ] || : >"$logfile"
+  echo "== $name: $* (limit ${limit}s)" >>"$logfile"
+  if command -v timeout >/dev/null 2>&1; then
+    timeout -k 10 "$limit" "$@" >>"$logfile" 2>&1
+  else
+    "$@" >>"$logfile" 2>&1
+  fi
+  local rc=$?
+  step_seconds=$(( $(date +%s) - t0 ))
+  case $rc in
+    0) step_status=PASS ;;
+    124|137) step_status="TIMEOUT(${limit}s)" ;;
+    *) step_status="FAIL(rc=$rc)" ;;
+  esac
+  echo "== $name: $step_status after ${step_seconds}s" >>"$logfile"
+  log_line "$name: $step_status after ${step_seconds}s"
+}
+
+gtest_counts() { # summary of a gtest log
+  local f=$1
+  local passed failed skipped
+  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$f" | tail -1)
+  failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$f" | tail -1)
+  skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$f" | tail -1)
+  echo "passed ${passed:-?}, failed ${failed:-0}, skipped ${skipped:-0}"
+}
+
+buildlog="$out/build.log"
+: >"$buildlog"
+
+# ---- env ----------------------------------------------------------------------------------------
+if wanted env; then
+  t0=$(date +%s)
+  {
+    echo "== env"
+    date -u
+    uname -a
+    echo "-- nvidia-smi"; nvidia-smi 2>&1 || echo "nvidia-smi failed"
+    echo "-- nvcc"; nvcc --version 2>&1 || echo "nvcc not found"
+    echo "-- cmake"; cmake --version 2>&1 | head -1 || echo "cmake not found"
+    echo "-- ninja"; ninja --version 2>&1 || echo "ninja not found"
+    echo "-- c++"; c++ --version 2>&1 | head -1 || echo "c++ not found"
+    echo "-- compute-sanitizer: ${sanitizer:-not found}"; [ -n "$sanitizer" ] && "$sanitizer" --version 2>&1 | tail -2
+    echo "-- cores: $jobs"; free -g 2>&1 | head -2; df -h "$repo" 2>&1 | tail -1
+    echo "-- shared: $shared"; ls -la "$shared/data" 2>&1 | head -40
+    echo "-- googletest sources: $(ls -d "$repo/.gtest-src" 2>/dev/null || echo 'none (.gtest-src missing)')"
+  } >>"$buildlog" 2>&1
+  echo "---- GPU and compiler ----"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi failed"
+  nvcc --version 2>&1 | tail -2 || echo "nvcc not found"
+  echo "compute-sanitizer: ${sanitizer:-not found}"
+  gpu_ok=PASS
+  nvidia-smi -L >/dev/null 2>&1 || gpu_ok="FAIL(no GPU)"
+  record env "$gpu_ok" $(( $(date +%s) - t0 )) build.log "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+fi
+
+# ---- build --------------------------------------------------------------------------------------
+if wanted build; then
+  if [ $prebuilt = 1 ]; then
+    record build "SKIP(prebuilt)" 0 build.log "$build"
+  else
+    generator=()
+    command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+    if [ -f "$build/CMakeCache.txt" ]; then
+      generator=() # keep the generator the folder was configured with
+    fi
+    gtest_src=()
+    [ -f "$repo/.gtest-src/CMakeLists.txt" ] && gtest_src=(-DEMST_GTEST_SOURCE_DIR="$repo/.gtest-src")
+    nvcc_path=$(command -v nvcc 2>/dev/null || true)
+    cuda_compiler=()
+    [ -n "$nvcc_path" ] && cuda_compiler=(-DCMAKE_CUDA_COMPILER="$nvcc_path")
+    run_step configure 240 "$buildlog" 1 cmake -S "$repo" -B "$build" "${generator[@]}" \
+      -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DEMST_ENABLE_CUDA=ON \
+      -DEMST_BUILD_PLUGIN=OFF -DBUILD_TESTING=ON -DEMST_SHARED_DIR="$shared" \
+      "${gtest_src[@]}" "${cuda_compiler[@]}"
+    configure_status=$step_status
+    configure_seconds=$step_seconds
+    if [ "$configure_status" = PASS ]; then
+      run_step build 420 "$buildlog" 1 cmake --build "$build" -j "$jobs" --target emst_engine_tests emst_cli emst_benchmark
+      record build "$step_status" $((configure_seconds + step_seconds)) build.log "configure ${configure_seconds}s, -j$jobs"
+    else
+      record build "$configure_status" "$configure_seconds" build.log "configure failed"
+    fi
+  fi
+fi
+
+# ---- tests --------------------------------------------------------------------------------------
+if wanted tests; then
+  if [ -x "$tests_bin" ]; then
+    EMST_REQUIRE_CUDA=1 run_step tests 300 "$out/tests.log" 0 "$tests_bin" --gtest_color=no
+    record tests "$step_status" "$step_seconds" tests.log "$(gtest_counts "$out/tests.log")"
+  else
+    echo "no test binary at $tests_bin" >"$out/tests.log"
+    record tests "FAIL(no binary)" 0 tests.log "$tests_bin missing"
+  fi
+fi
+
+# ---- compute-sanitizer --------------------------------------------------------------------------
+for tool in memcheck racecheck; do
+  wanted $tool || continue
+  logfile="$out/$tool.log"
+  if [ -z "$sanitizer" ]; then
+    echo "compute-sanitizer not found" >"$logfile"
+    record $tool "FAIL(no tool)" 0 "$tool.log" "compute-sanitizer not found"
+    continue
+  fi
+  if [ ! -x "$tests_bin" ]; then
+    echo "no test binary at $tests_bin" >"$logfile"
+    record $tool "FAIL(no binary)" 0 "$tool.log" ""
+    continue
+  fi
+  extra=()
+  [ $tool = memcheck ] && extra=(--leak-check no)
+  EMST_REQUIRE_CUDA=1 run_step $tool 180 "$logfile" 0 "$sanitizer" --tool $tool --error-exitcode 99 \
+    --print-limit 50 "${extra[@]}" "$tests_bin" --gtest_color=no "--gtest_filter=$filter"
+  note="$(gtest_counts "$logfile"); $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logfile" | tail -1)"
+  record $tool "$step_status" "$step_seconds" "$tool.log" "$note"
+done
+
+# ---- benchmarks ---------------------------------------------------------------------------------
+if wanted bench; then
+  bench_bin="$build/Kernels/emst_benchmark"
+  if [ -x "$bench_bin" ]; then
+    scratch=$(mktemp -d 2>/dev/null || echo "/tmp/emst-bench-$$")
+    mkdir -p "$scratch"
+    quick_flag=()
+    [ $quick = 1 ] && quick_flag=(--quick)
+    EMST_BUILD_DIR="$build" EMST_BENCH_DATA="${EMST_BENCH_DATA:-$build/bench-data}" \
+      EMST_BENCH_DEADLINE=$((deadline - 20)) \
+      run_step bench 600 "$out/bench.log" 0 bash "$repo/Testing/Benchmarks/run_benchmarks.sh" \
+      "$scratch" "${quick_flag[@]}" --backend cuda
+    [ -f "$scratch/benchmark.log" ] && cat "$scratch/benchmark.log" >>"$out/bench.log"
+    if [ -f "$scratch/results.md" ]; then
+      cp "$scratch/results.md" "$out/bench.md"
+    else
+      echo "no results (see bench.log)" >"$out/bench.md"
+    fi
+    rows_done=$(grep -c '^| [a-z]' "$out/bench.md" 2>/dev/null)
+    rows_done=$(( ${rows_done:-0} > 0 ? ${rows_done:-0} - 1 : 0 )) # minus the header row
+    mismatches=$(grep -cE '\| (MISMATCH|ERROR|FAILED|skipped)' "$out/bench.md" 2>/dev/null)
+    record bench "$step_status" "$step_seconds" bench.md "$rows_done rows, ${mismatches:-0} failing or skipped$([ $quick = 1 ] && echo ', quick')"
+    rm -rf "$scratch"
+  else
+    echo "no benchmark binary at $bench_bin" >"$out/bench.log"
+    record bench "FAIL(no binary)" 0 bench.log ""
+  fi
+fi
+
+# ---- what failed, then the summary last -------------------------------------------------------
+echo
+for f in build tests memcheck racecheck bench; do
+  logfile="$out/$f.log"
+  [ -f "$logfile" ] || continue
+  if grep -qE '== [a-z]+: (FAIL|TIMEOUT)' "$logfile"; then
+    echo "---- tail of $f.log ----"
+    case $f in
+      tests|memcheck|racecheck)
+        grep -E '^\[  FAILED  \]|Failure|error:|ERROR|Hazard|RACECHECK|Invalid' "$logfile" | head -40 ;;
+      *) tail -40 "$logfile" ;;
+    esac
+  fi
+done
+if [ -f "$out/bench.md" ]; then
+  echo "---- bench.md ----"
+  cat "$out/bench.md"
+fi
+write_summary
+echo
+echo "==== summary ($summary) ===="
+cat "$summary"
+[ $failed = 0 ]
