@@ -9,6 +9,7 @@
 #include "emst/Emst.h"
 #include "emst/PointFile.h"
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -39,7 +40,7 @@ const char* const HelpText =
   "-h, --help       this text.\n"
   "\n"
   "Output (stdout):\n"
-  "  points=N dim=D edges=E total_weight=W backend=B time_ms=T\n"
+  "  points=N dim=D edges=E total_weight=W backend=cpu|cuda time_ms=T\n"
   "  then, unless --quiet: device, point statistics, rounds, compute/upload/download times,\n"
   "  peak working memory and the per-phase times. Engine messages go to stderr.\n"
   "Exit status: 0 success, 1 error (file or engine), 2 usage error.\n";
@@ -190,9 +191,15 @@ int run(const CommandLine& cl)
   }
 
   const emst::Stats& s = result.stats;
+  // Lower-case key=value tokens, whatever the engine's display name of the backend.
+  std::string backend = emst::backendName(s.backend);
+  for (char& c : backend)
+  {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
   std::printf("points=%zu dim=%d edges=%zu total_weight=%.17g backend=%s time_ms=%.3f\n",
-    points.count, points.dimension, result.edges.size(), result.totalWeight,
-    emst::backendName(s.backend), wallMilliseconds);
+    points.count, points.dimension, result.edges.size(), result.totalWeight, backend.c_str(),
+    wallMilliseconds);
   if (!cl.quiet)
   {
     std::printf("device=\"%s\" valid_points=%zu nonfinite_points=%zu duplicate_points=%zu "

@@ -180,6 +180,17 @@ ReferenceTree primDouble(const Cloud& cloud)
     return tree;
   }
   const std::size_t m = finite.size();
+  // Contiguous copies of the finite points' coordinates (unused axis 0): same arithmetic as
+  // inputDistance, without the per-access type switch.
+  std::vector<double> xyz(3 * m, 0.0);
+  for (std::size_t v = 0; v < m; ++v)
+  {
+    for (int a = 0; a < cloud.dimension; ++a)
+    {
+      xyz[3 * v + a] = cloud.at(finite[v], a);
+    }
+  }
+  const bool threeD = cloud.dimension == 3;
   std::vector<double> best(m, std::numeric_limits<double>::infinity());
   std::vector<std::size_t> from(m, 0);
   std::vector<char> inTree(m, 0);
@@ -189,13 +200,22 @@ ReferenceTree primDouble(const Cloud& cloud)
   {
     std::size_t next = m;
     double nextDistance = std::numeric_limits<double>::infinity();
+    const double cx = xyz[3 * current], cy = xyz[3 * current + 1], cz = xyz[3 * current + 2];
     for (std::size_t v = 0; v < m; ++v)
     {
       if (inTree[v])
       {
         continue;
       }
-      const double d = inputDistance(cloud, finite[current], finite[v]);
+      const double dx = cx - xyz[3 * v];
+      const double dy = cy - xyz[3 * v + 1];
+      double sum = dx * dx + dy * dy;
+      if (threeD)
+      {
+        const double dz = cz - xyz[3 * v + 2];
+        sum = sum + dz * dz;
+      }
+      const double d = sum; // squared: same order, one sqrt less per pair
       if (d < best[v])
       {
         best[v] = d;
@@ -213,7 +233,7 @@ ReferenceTree primDouble(const Cloud& cloud)
     emst::Edge e;
     e.i = static_cast<std::uint32_t>(std::min(a, b));
     e.j = static_cast<std::uint32_t>(std::max(a, b));
-    e.length = best[next];
+    e.length = inputDistance(cloud, a, b);
     tree.edges.push_back(e);
     current = next;
   }
@@ -264,12 +284,23 @@ ReferenceTree contractMst(const Cloud& cloud)
   std::vector<Key> best(m, none);
   std::vector<char> inTree(m, 0);
   std::vector<char> haveBest(m, 0);
+  // Contiguous shifted coordinates of the finite points; d2 computed exactly as ShiftedCloud::d2.
+  std::vector<float> xyz(3 * m);
+  for (std::size_t v = 0; v < m; ++v)
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      xyz[3 * v + a] = s.coords[3 * finite[v] + a];
+    }
+  }
+  const bool threeD = cloud.dimension == 3;
   std::size_t current = 0;
   inTree[0] = 1;
   for (std::size_t added = 1; added < m; ++added)
   {
     std::size_t next = m;
     const std::uint32_t c = finite[current];
+    const float cx = xyz[3 * current], cy = xyz[3 * current + 1], cz = xyz[3 * current + 2];
     for (std::size_t v = 0; v < m; ++v)
     {
       if (inTree[v])
@@ -277,7 +308,16 @@ ReferenceTree contractMst(const Cloud& cloud)
         continue;
       }
       const std::uint32_t w = finite[v];
-      const Key candidate{ s.d2(c, w), std::min(c, w), std::max(c, w) };
+      const float dx = cx - xyz[3 * v];
+      const float dy = cy - xyz[3 * v + 1];
+      float d2 = dx * dx;
+      d2 = d2 + dy * dy;
+      if (threeD)
+      {
+        const float dz = cz - xyz[3 * v + 2];
+        d2 = d2 + dz * dz;
+      }
+      const Key candidate{ d2, std::min(c, w), std::max(c, w) };
       if (!haveBest[v] || candidate < best[v])
       {
         best[v] = candidate;
