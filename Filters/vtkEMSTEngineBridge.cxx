@@ -291,8 +291,6 @@ Result ComputeTree(const Request& request)
     {
       // Nothing to connect; the engine wants a non-null pointer, so it is not called.
       result.BackendDescription = "none (no points)";
-      result.Lines->SetData(
-        vtkSmartPointer<vtkIdTypeArray>::New(), vtkSmartPointer<vtkIdTypeArray>::New());
       return result;
     }
 

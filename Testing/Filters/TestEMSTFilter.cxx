@@ -1,0 +1,346 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// C++ tests of vtkEMSTEuclideanMinimumSpanningTree for what pvpython cannot see well: that the
+// output shares the input's points (zero-copy), that progress events arrive and a cancel from a
+// progress observer gives an empty output without an error, that errors come as ErrorEvents with
+// an empty output, and the tree against a brute-force Prim on clouds with exact ties.
+#include "vtkEMSTEuclideanMinimumSpanningTree.h"
+
+#include "vtkCallbackCommand.h"
+#include "vtkCellArray.h"
+#include "vtkCellData.h"
+#include "vtkCommand.h"
+#include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
+#include "vtkIdList.h"
+#include "vtkNew.h"
+#include "vtkPoints.h"
+#include "vtkPolyData.h"
+#include "vtkStringArray.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+int Failures = 0;
+
+#define EXPECT(condition, ...)                                                                     \
+  do                                                                                               \
+  {                                                                                                \
+    if (!(condition))                                                                              \
+    {                                                                                              \
+      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);                             \
+      std::printf(__VA_ARGS__);                                                                    \
+      std::printf("\n");                                                                           \
+      ++Failures;                                                                                  \
+    }                                                                                              \
+  } while (false)
+
+std::string FieldString(vtkPolyData* output, const char* name, vtkIdType index = 0)
+{
+  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray(name));
+  return array && array->GetNumberOfValues() > index ? array->GetValue(index) : std::string();
+}
+
+double FieldDouble(vtkPolyData* output, const char* name)
+{
+  vtkDataArray* array = output->GetFieldData()->GetArray(name);
+  return array && array->GetNumberOfTuples() > 0 ? array->GetTuple1(0) : std::nan("");
+}
+
+bool HasMessage(vtkPolyData* output, const std::string& part)
+{
+  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray("EMSTMessages"));
+  for (vtkIdType k = 0; array && k < array->GetNumberOfValues(); ++k)
+  {
+    if (array->GetValue(k).find(part) != std::string::npos)
+    {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Total length of the exact EMST by Prim's algorithm on the complete graph, double precision.
+double PrimTotal(vtkPoints* points)
+{
+  const vtkIdType n = points->GetNumberOfPoints();
+  std::vector<double> best(n, std::numeric_limits<double>::infinity());
+  std::vector<bool> inTree(n, false);
+  std::vector<double> lengths;
+  vtkIdType current = 0;
+  for (vtkIdType step = 1; step < n; ++step)
+  {
+    inTree[current] = true;
+    double p[3], q[3];
+    points->GetPoint(current, p);
+    vtkIdType next = -1;
+    for (vtkIdType k = 0; k < n; ++k)
+    {
+      if (inTree[k])
+      {
+        continue;
+      }
+      points->GetPoint(k, q);
+      const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+      best[k] = std::min(best[k], std::sqrt(dx * dx + dy * dy + dz * dz));
+      if (next < 0 || best[k] < best[next])
+      {
+        next = k;
+      }
+    }
+    lengths.push_back(best[next]);
+    current = next;
+  }
+  std::sort(lengths.begin(), lengths.end());
+  return std::accumulate(lengths.begin(), lengths.end(), 0.0);
+}
+
+/// Checks n - 1 lines forming a spanning tree, each EdgeLength its end points' distance; returns
+/// the sum of the lengths.
+double CheckTree(vtkPolyData* output, const char* label)
+{
+  const vtkIdType n = output->GetNumberOfPoints();
+  vtkCellArray* lines = output->GetLines();
+  auto* length = vtkDoubleArray::SafeDownCast(output->GetCellData()->GetArray("EdgeLength"));
+  EXPECT(lines->GetNumberOfCells() == n - 1, "%s: %lld lines for %lld points", label,
+    static_cast<long long>(lines->GetNumberOfCells()), static_cast<long long>(n));
+  EXPECT(length != nullptr && length->GetNumberOfTuples() == n - 1, "%s: EdgeLength", label);
+  if (length == nullptr || lines->GetNumberOfCells() != n - 1)
+  {
+    return 0.0;
+  }
+  std::vector<vtkIdType> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&parent](vtkIdType a) {
+    while (parent[a] != a)
+    {
+      a = parent[a] = parent[parent[a]];
+    }
+    return a;
+  };
+  double total = 0.0;
+  vtkNew<vtkIdList> ids;
+  for (vtkIdType e = 0; e < n - 1; ++e)
+  {
+    lines->GetCellAtId(e, ids);
+    EXPECT(ids->GetNumberOfIds() == 2, "%s: line %lld", label, static_cast<long long>(e));
+    double p[3], q[3];
+    output->GetPoint(ids->GetId(0), p);
+    output->GetPoint(ids->GetId(1), q);
+    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+    EXPECT(std::abs(d - length->GetValue(e)) <= 1e-12 * d, "%s: edge %lld length %.17g, distance %.17g",
+      label, static_cast<long long>(e), length->GetValue(e), d);
+    const vtkIdType a = find(ids->GetId(0)), b = find(ids->GetId(1));
+    EXPECT(a != b, "%s: cycle at edge %lld", label, static_cast<long long>(e));
+    parent[a] = b;
+    total += length->GetValue(e);
+  }
+  EXPECT(std::abs(FieldDouble(output, "TotalLength") - total) <= 1e-9 * total, "%s: TotalLength", label);
+  return total;
+}
+
+vtkSmartPointer<vtkPolyData> RandomCloud(int n, int type, unsigned seed)
+{
+  std::mt19937 random(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 10.0);
+  vtkNew<vtkPoints> points;
+  points->SetDataType(type);
+  for (int k = 0; k < n; ++k)
+  {
+    if (k % 3 == 0)
+    {
+      points->InsertNextPoint(uniform(random), uniform(random), uniform(random));
+    }
+    else
+    {
+      points->InsertNextPoint(3 + normal(random), 5 + 0.3 * normal(random), 5 + normal(random));
+    }
+  }
+  auto cloud = vtkSmartPointer<vtkPolyData>::New();
+  cloud->SetPoints(points);
+  return cloud;
+}
+
+struct ProgressLog
+{
+  std::vector<double> Values;
+  std::vector<std::string> Steps;
+  int CancelAfter = -1; ///< set AbortExecute at this progress event (-1: never)
+  int Errors = 0;
+};
+
+void OnProgress(vtkObject* caller, unsigned long, void* clientData, void* callData)
+{
+  auto* log = static_cast<ProgressLog*>(clientData);
+  auto* filter = static_cast<vtkEMSTEuclideanMinimumSpanningTree*>(caller);
+  log->Values.push_back(*static_cast<double*>(callData));
+  log->Steps.emplace_back(filter->GetProgressText() ? filter->GetProgressText() : "");
+  if (log->CancelAfter >= 0 && static_cast<int>(log->Values.size()) > log->CancelAfter)
+  {
+    filter->SetAbortExecute(1);
+  }
+}
+
+void OnError(vtkObject*, unsigned long, void* clientData, void*)
+{
+  ++static_cast<ProgressLog*>(clientData)->Errors;
+}
+
+void TestZeroCopyAndPrim()
+{
+  for (int type : { VTK_FLOAT, VTK_DOUBLE })
+  {
+    auto cloud = RandomCloud(1500, type, 11);
+    vtkNew<vtkEMSTEuclideanMinimumSpanningTree> filter;
+    filter->SetInputData(cloud);
+    filter->SetBackendToCPU();
+    filter->Update();
+    vtkPolyData* output = filter->GetOutput();
+    const char* label = type == VTK_FLOAT ? "float32" : "float64";
+    EXPECT(output->GetPoints() == cloud->GetPoints(), "%s: the output does not share the input's points", label);
+    const std::string expected = std::string("zero-copy ") + label + " 3D";
+    EXPECT(FieldString(output, "EMSTInput") == expected, "%s: EMSTInput '%s'", label,
+      FieldString(output, "EMSTInput").c_str());
+    const double total = CheckTree(output, label);
+    const double prim = PrimTotal(cloud->GetPoints());
+    EXPECT(std::abs(total - prim) <= 1e-9 * prim, "%s: total %.17g, Prim %.17g", label, total, prim);
+    EXPECT(FieldString(output, "EMSTBackend").rfind("CPU", 0) == 0, "%s: backend '%s'", label,
+      FieldString(output, "EMSTBackend").c_str());
+    std::printf("zero-copy %s: %lld points, total %.17g = Prim %.17g\n", label,
+      static_cast<long long>(output->GetNumberOfPoints()), total, prim);
+  }
+}
+
+void TestLatticeTies()
+{
+  // Every nearest distance is 1: the tree is any of very many, its length is n - 1 exactly. The
+  // plane z = 7 runs in 2D, the cube in 3D.
+  for (int depth : { 1, 6 })
+  {
+    vtkNew<vtkPoints> points;
+    points->SetDataTypeToDouble();
+    for (int x = 0; x < 13; ++x)
+      for (int y = 0; y < 11; ++y)
+        for (int z = 0; z < depth; ++z)
+          points->InsertNextPoint(x, y, depth == 1 ? 7.0 : z);
+    vtkNew<vtkPolyData> cloud;
+    cloud->SetPoints(points);
+    vtkNew<vtkEMSTEuclideanMinimumSpanningTree> filter;
+    filter->SetInputData(cloud);
+    filter->Update();
+    const double total = CheckTree(filter->GetOutput(), "lattice");
+    const double n = static_cast<double>(points->GetNumberOfPoints());
+    EXPECT(total == n - 1, "lattice depth %d: total %.17g, expected %.17g", depth, total, n - 1);
+    const std::string path = FieldString(filter->GetOutput(), "EMSTInput");
+    EXPECT(path.find(depth == 1 ? "2D" : "3D") != std::string::npos, "lattice: EMSTInput '%s'", path.c_str());
+    std::printf("lattice %dx%dx%d: total %.17g, %s\n", 13, 11, depth, total, path.c_str());
+  }
+}
+
+void TestProgressAndCancel()
+{
+  auto cloud = RandomCloud(20000, VTK_FLOAT, 5);
+  ProgressLog log;
+  vtkNew<vtkCallbackCommand> progress;
+  progress->SetCallback(OnProgress);
+  progress->SetClientData(&log);
+  vtkNew<vtkCallbackCommand> errors;
+  errors->SetCallback(OnError);
+  errors->SetClientData(&log);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> filter;
+  filter->AddObserver(vtkCommand::ProgressEvent, progress);
+  filter->AddObserver(vtkCommand::ErrorEvent, errors);
+  filter->SetInputData(cloud);
+  filter->Update();
+  CheckTree(filter->GetOutput(), "progress run");
+  EXPECT(log.Values.size() >= 4, "only %zu progress events", log.Values.size());
+  EXPECT(std::is_sorted(log.Values.begin(), log.Values.end()), "progress goes backwards");
+  EXPECT(!log.Values.empty() && log.Values.back() == 1.0, "progress does not end at 1");
+  std::printf("progress: %zu events:", log.Values.size());
+  for (std::size_t k = 0; k < log.Values.size(); ++k)
+  {
+    std::printf(" %.2f '%s'", log.Values[k], log.Steps[k].c_str());
+  }
+  std::printf("\n");
+
+  // Cancel before the engine starts, and in the middle of its Boruvka rounds: empty output, a
+  // note, no error.
+  for (int at : { 0, 8 })
+  {
+    log = ProgressLog();
+    log.CancelAfter = at;
+    filter->Modified();
+    filter->Update();
+    vtkPolyData* output = filter->GetOutput();
+    EXPECT(output->GetNumberOfPoints() == 0 && output->GetNumberOfCells() == 0,
+      "cancel at %d: output has %lld points", at, static_cast<long long>(output->GetNumberOfPoints()));
+    EXPECT(log.Errors == 0, "cancel at %d: %d error events", at, log.Errors);
+    std::printf("cancel after progress event %d: empty output after %zu events\n", at, log.Values.size());
+  }
+  // And the filter works again afterwards.
+  log = ProgressLog();
+  filter->SetAbortExecute(0);
+  filter->Modified();
+  filter->Update();
+  CheckTree(filter->GetOutput(), "after cancel");
+}
+
+void TestErrorEvent()
+{
+  auto cloud = RandomCloud(500, VTK_FLOAT, 9);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> probe;
+  probe->SetInputData(cloud);
+  probe->Update();
+  const bool gpu = FieldString(probe->GetOutput(), "EMSTBackend").rfind("CUDA", 0) == 0;
+
+  ProgressLog log;
+  vtkNew<vtkCallbackCommand> errors;
+  errors->SetCallback(OnError);
+  errors->SetClientData(&log);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> filter;
+  filter->AddObserver(vtkCommand::ErrorEvent, errors);
+  filter->SetInputData(cloud);
+  filter->SetBackendToCUDA();
+  filter->Update();
+  vtkPolyData* output = filter->GetOutput();
+  if (gpu)
+  {
+    CheckTree(output, "CUDA");
+    EXPECT(log.Errors == 0, "CUDA: %d error events", log.Errors);
+    std::printf("Backend CUDA: ran on %s\n", FieldString(output, "EMSTBackend").c_str());
+  }
+  else
+  {
+    EXPECT(log.Errors == 1, "Backend CUDA without a GPU: %d error events", log.Errors);
+    EXPECT(output->GetNumberOfPoints() == 0 && output->GetNumberOfCells() == 0, "output not empty");
+    EXPECT(HasMessage(output, "error: "), "no error in EMSTMessages");
+    EXPECT(output->GetCellData()->GetArray("EdgeLength") != nullptr, "empty output lacks EdgeLength");
+    std::printf("Backend CUDA without a GPU: ErrorEvent, empty output, '%s'\n",
+      FieldString(output, "EMSTMessages", 0).c_str());
+  }
+}
+
+} // namespace
+
+int main()
+{
+  TestZeroCopyAndPrim();
+  TestLatticeTies();
+  TestProgressAndCancel();
+  TestErrorEvent();
+  std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
+  return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,122 @@
+# SPDX-FileCopyrightText: 2026 The EMST plugin developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Run inside the ParaView GUI (paraview --script=gui_emst.py, under Xvfb; see run_gui_test.sh).
+
+The GUI loads the plugin, opens the bundled sample, applies "Euclidean Minimum Spanning Tree",
+colours the tree by EdgeLength and saves a screenshot. The run is then checked by its numbers:
+n - 1 lines, every EdgeLength the distance of its end points, the total equal to a Prim MST
+computed here in numpy from the reader's points (independent of the engine), the field data, the
+menu hint, and a screenshot that shows coloured lines. A GUI script prints into the GUI, not to a
+terminal: the log goes to $EMST_GUI_OUTPUT/gui_log.txt and the verdict is the exit code
+(os._exit, as the GUI would otherwise keep running)."""
+import math
+import os
+import sys
+import traceback
+
+out_dir = os.environ["EMST_GUI_OUTPUT"]
+log = open(os.path.join(out_dir, "gui_log.txt"), "w")
+
+
+def say(text):
+    log.write(text + "\n")
+    log.flush()
+
+
+def prim_total(p):
+    """O(n^2) Prim over the complete graph, double precision."""
+    import numpy as np
+
+    n = len(p)
+    in_tree = np.zeros(n, bool)
+    in_tree[0] = True
+    d = p - p[0]
+    best = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
+    lengths = []
+    for _ in range(n - 1):
+        k = int(np.argmin(np.where(in_tree, np.inf, best)))
+        lengths.append(best[k])
+        in_tree[k] = True
+        d = p - p[k]
+        best = np.minimum(best, np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]))
+    return math.fsum(lengths)
+
+
+code = 1
+try:
+    import numpy as np
+    from paraview import servermanager
+    from paraview.simple import (ColorBy, GetActiveViewOrCreate, GetSources, LoadPlugin, Render,
+                                 ResetCamera, SaveScreenshot, SetActiveSource, Show,
+                                 XMLPolyDataReader)
+    from vtkmodules.util import numpy_support as ns
+    from vtkmodules.vtkIOImage import vtkPNGReader
+
+    LoadPlugin(os.environ["EMST_GUI_PLUGIN"], remote=False, ns=globals())
+    cloud = XMLPolyDataReader(registrationName="sample_cloud.vtp", FileName=[os.environ["EMST_GUI_SAMPLE"]])
+    SetActiveSource(cloud)
+    tree = EuclideanMinimumSpanningTree(registrationName="EMST", Input=cloud)  # noqa: F821 (from LoadPlugin)
+    view = GetActiveViewOrCreate("RenderView")
+    view.ViewSize = [900, 700]
+    dots = Show(cloud, view)
+    dots.SetRepresentationType("Points")
+    lines = Show(tree, view)
+    ColorBy(lines, ("CELLS", "EdgeLength"))
+    lines.RescaleTransferFunctionToDataRange(True)
+    lines.SetScalarBarVisibility(view, True)
+    ResetCamera(view)
+    Render(view)
+    png = os.path.join(out_dir, "gui_emst.png")
+    SaveScreenshot(png, view, ImageResolution=[900, 700])
+
+    failures = []
+
+    def check(ok, text):
+        say(("PASS: " if ok else "FAIL: ") + text)
+        if not ok:
+            failures.append(text)
+
+    check("EMST" in [name for (name, _) in GetSources().keys()], "the filter is in the pipeline browser")
+    hint = tree.SMProxy.GetHints().FindNestedElementByName("ShowInMenu")
+    check(hint is not None and hint.GetAttribute("category") == "Point Interpolation",
+          "menu hint: Filters > Point Interpolation")
+
+    points = servermanager.Fetch(cloud)
+    result = servermanager.Fetch(tree)
+    xyz = ns.vtk_to_numpy(points.GetPoints().GetData()).astype(np.float64)
+    n = len(xyz)
+    conn = ns.vtk_to_numpy(result.GetLines().GetConnectivityArray()).astype(np.int64)
+    length = ns.vtk_to_numpy(result.GetCellData().GetArray("EdgeLength"))
+    check(result.GetNumberOfPoints() == n, "output has the %d input points (got %d)" % (n, result.GetNumberOfPoints()))
+    check(result.GetNumberOfLines() == n - 1 and len(length) == n - 1,
+          "%d lines and EdgeLength values for %d points" % (result.GetNumberOfLines(), n))
+    i, j = conn[0::2], conn[1::2]
+    d = xyz[i] - xyz[j]
+    dist = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
+    check(bool(np.all(np.abs(dist - length) <= 1e-12 * np.maximum(dist, 1e-300))),
+          "every EdgeLength is its end points' distance")
+    total = math.fsum(length.tolist())
+    field_total = result.GetFieldData().GetArray("TotalLength").GetValue(0)
+    reference = prim_total(xyz)
+    check(abs(total - reference) <= 1e-9 * reference and abs(field_total - total) <= 1e-12 * total,
+          "total length %.17g (field data %.17g) vs Prim in numpy %.17g" % (total, field_total, reference))
+    backend = result.GetFieldData().GetAbstractArray("EMSTBackend").GetValue(0)
+    check(backend.startswith("CPU") or backend.startswith("CUDA"), "EMSTBackend: " + backend)
+
+    image = vtkPNGReader()
+    image.SetFileName(png)
+    image.Update()
+    pixels = ns.vtk_to_numpy(image.GetOutput().GetPointData().GetScalars())[:, :3].astype(int)
+    colours = len(np.unique(pixels[:, 0] * 65536 + pixels[:, 1] * 256 + pixels[:, 2]))
+    background = float(np.all(pixels == pixels[0], axis=1).mean())
+    check(os.path.getsize(png) > 10000 and colours > 100 and background < 0.95,
+          "screenshot %s: %d colours, %.0f%% background" % (os.path.basename(png), colours, 100 * background))
+    code = 0 if not failures else 1
+    say("%d points, %d lines, total %.17g, %s: %s" % (n, n - 1, total, backend, "OK" if code == 0 else "FAILED"))
+except Exception:
+    say(traceback.format_exc())
+    code = 1
+finally:
+    log.close()
+    sys.stdout.flush()
+    os._exit(code)

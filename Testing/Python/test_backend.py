@@ -1,0 +1,93 @@
+# SPDX-FileCopyrightText: 2026 The EMST plugin developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Backend property and the EMST_BACKEND variable. CPU forced and Auto give the same output
+bit for bit; CUDA forced gives the same output on a machine with a usable GPU, and on one without
+an error in the Output Messages (stderr here) with an empty output and no crash. EMST_BACKEND
+decides when the property is Auto; an explicit CUDA or CPU wins over it; a bad value is reported
+and ignored."""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import emst_testing as t
+
+args = t.arguments()
+t.load(args.plugin)
+xyz, arrays = t.sample_points(args.sample)
+n = len(xyz)
+data = t.polydata(xyz, arrays)
+os.environ.pop("EMST_BACKEND", None)
+
+auto = t.run(data)
+cpu = t.run(data, Backend="CPU")
+t.check_tree(cpu, np.ones(n, bool), "CPU")
+t.same_output(auto, cpu, "Auto vs CPU")
+auto_backend = t.field(auto, "EMSTBackend")
+assert t.field(cpu, "EMSTBackend").startswith("CPU"), t.field(cpu, "EMSTBackend")
+gpu = auto_backend.startswith("CUDA")
+t.passed("Backend CPU and Auto (%s): same %d lines, bit for bit" % (auto_backend, n - 1))
+
+
+def expect_cuda(output, label):
+    if gpu:
+        t.same_output(output, cpu, label)
+        assert t.field(output, "EMSTBackend").startswith("CUDA"), t.field(output, "EMSTBackend")
+        t.passed("%s: ran on %s, same output as the CPU" % (label, t.field(output, "EMSTBackend")))
+    else:
+        assert output.GetNumberOfPoints() == 0 and output.GetNumberOfCells() == 0, label + ": output not empty"
+        assert output.GetCellData().GetArray("EdgeLength") is not None, label + ": empty output lacks EdgeLength"
+        messages = t.field(output, "EMSTMessages")
+        assert any(m.startswith("error: ") for m in messages), "%s: no error in %r" % (label, messages)
+        assert t.field(output, "EMSTBackend") == "none (error)"
+        t.passed("%s without a usable GPU: empty output, %r" % (label, messages[-1]))
+
+
+expect_cuda(t.run(data, Backend="CUDA"), "Backend CUDA")
+# The filter recovers: the next run on the CPU is complete again.
+t.same_output(t.run(data, Backend="CPU"), cpu, "CPU after CUDA")
+
+os.environ["EMST_BACKEND"] = "cpu"
+out = t.run(data)
+assert t.field(out, "EMSTBackend").startswith("CPU")
+t.same_output(out, cpu, "EMST_BACKEND=cpu")
+t.passed("EMST_BACKEND=cpu with Backend Auto: %s" % t.field(out, "EMSTBackend"))
+
+os.environ["EMST_BACKEND"] = "CUDA"
+expect_cuda(t.run(data), "EMST_BACKEND=CUDA with Backend Auto")
+out = t.run(data, Backend="CPU")
+assert t.field(out, "EMSTBackend").startswith("CPU"), "an explicit CPU must win over EMST_BACKEND"
+t.same_output(out, cpu, "Backend CPU with EMST_BACKEND=CUDA")
+t.passed("Backend CPU wins over EMST_BACKEND=CUDA")
+
+os.environ["EMST_BACKEND"] = "quantum"
+out = t.run(data)
+t.same_output(out, auto, "EMST_BACKEND=quantum")
+assert any("EMST_BACKEND" in m for m in t.field(out, "EMSTMessages")), "a bad EMST_BACKEND was not reported"
+t.passed("EMST_BACKEND=quantum: reported and ignored (%s)" % t.field(out, "EMSTBackend"))
+os.environ.pop("EMST_BACKEND")
+
+# What a pvpython user sees: the error in the messages (stderr), and the script goes on.
+if not gpu and args.pvpython:
+    script = """
+import paraview.simple as s
+s.LoadPlugin(%r, remote=False)
+tree = s.EuclideanMinimumSpanningTree(Input=s.PointSource(NumberOfPoints=50), Backend='CUDA')
+tree.UpdatePipeline()
+print('points after error:', tree.GetDataInformation().GetNumberOfPoints())
+tree.Backend = 'CPU'
+tree.UpdatePipeline()
+print('lines on the CPU:', tree.GetDataInformation().GetNumberOfCells())
+""" % os.path.abspath(args.plugin)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)
+    child = subprocess.run([args.pvpython, f.name], capture_output=True, text=True, timeout=120)
+    os.unlink(f.name)
+    print(child.stdout + child.stderr)
+    assert child.returncode == 0, "pvpython exited with %d" % child.returncode
+    assert "ERR|" in child.stderr and "vtkEMSTEuclideanMinimumSpanningTree" in child.stderr \
+        and "CUDA" in child.stderr, "no error message from the filter on stderr"
+    assert "points after error: 0" in child.stdout and "lines on the CPU: 49" in child.stdout, child.stdout
+    t.passed("pvpython: Backend CUDA without a GPU reports an error, gives an empty output, and the script goes on")

@@ -1,0 +1,72 @@
+# SPDX-FileCopyrightText: 2026 The EMST plugin developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Under MPI (mpiexec -np 2 pvbatch): the sample is split over the ranks (every other point), and
+the filter must still give the ONE exact tree of all points (gathered on rank 0), not a tree per
+rank: n - 1 lines joining points of both ranks, total equal to the sample's Prim total."""
+import json
+import os
+
+import numpy as np
+from paraview import servermanager
+from paraview.modules.vtkRemotingCore import vtkProcessModule
+
+import emst_testing as t
+
+args = t.arguments()
+simple = t.load(args.plugin)
+ranks = vtkProcessModule.GetProcessModule().GetNumberOfLocalPartitions()
+assert ranks >= 2, "run this under mpiexec -np 2 (found %d process)" % ranks
+with open(os.path.splitext(args.sample)[0] + ".json") as f:
+    expected = json.load(f)
+
+cloud = simple.ProgrammableSource(OutputDataSetType="vtkPolyData")
+cloud.Script = """
+import numpy as np
+from vtkmodules.util import numpy_support as ns
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as sddp
+from vtkmodules.vtkIOXML import vtkXMLPolyDataReader
+info = self.GetOutputInformation(0)
+piece = info.Get(sddp.UPDATE_PIECE_NUMBER())
+pieces = info.Get(sddp.UPDATE_NUMBER_OF_PIECES())
+reader = vtkXMLPolyDataReader()
+reader.SetFileName(%r)
+reader.Update()
+xyz = ns.vtk_to_numpy(reader.GetOutput().GetPoints().GetData())
+mine = np.ascontiguousarray(xyz[piece::pieces])
+points = vtkPoints()
+points.SetData(ns.numpy_to_vtk(mine, deep=True))
+out = self.GetPolyDataOutput()
+out.SetPoints(points)
+ids = ns.numpy_to_vtk(np.arange(piece, len(xyz), pieces, dtype=np.int64), deep=True)
+ids.SetName('SampleIndex')
+out.GetPointData().AddArray(ids)
+rank = ns.numpy_to_vtk(np.full(len(mine), piece, np.int32), deep=True)
+rank.SetName('Rank')
+out.GetPointData().AddArray(rank)
+""" % os.path.abspath(args.sample)
+cloud.UpdatePipeline()
+split = cloud.GetDataInformation().GetNumberOfPoints()
+assert split == expected["points"], "the pieces hold %d points, expected %d" % (split, expected["points"])
+
+tree = simple.EuclideanMinimumSpanningTree(Input=cloud)
+tree.UpdatePipeline()
+lines = tree.GetDataInformation().GetNumberOfCells()
+assert lines == expected["points"] - 1, \
+    "%d lines over all ranks, expected %d (a tree per rank would give %d)" % (lines, expected["points"] - 1, expected["points"] - ranks)
+
+out = servermanager.Fetch(tree)
+n = out.GetNumberOfPoints()
+assert n == expected["points"], "%d points gathered, expected %d" % (n, expected["points"])
+from vtkmodules.util import numpy_support as ns
+i, j, length = t.edges(out)
+rank = ns.vtk_to_numpy(out.GetPointData().GetArray("Rank"))
+assert set(np.unique(rank).tolist()) == set(range(ranks)), "points of some rank are missing"
+crossing = int(np.count_nonzero(rank[i] != rank[j]))
+assert crossing > 0, "no edge joins points of different ranks"
+total = t.check_tree(out, np.ones(n, bool), "MPI")
+assert abs(total - expected["emst_total_length"]) <= 1e-9 * total, \
+    "total %.17g, Prim %.17g" % (total, expected["emst_total_length"])
+assert "gathered" in t.field(out, "EMSTInput"), t.field(out, "EMSTInput")
+t.passed("%d ranks: one tree of %d points, %d lines (%d join points of different ranks), total %.17g (Prim %.17g)"
+         % (ranks, n, n - 1, crossing, total, expected["emst_total_length"]))
