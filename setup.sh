@@ -9,6 +9,7 @@
 #   bash setup.sh test     install (apt), build, run every test (ctest)
 #
 # Environment: EMST_BUILD_DIR (default ./build), EMST_JOBS (default: all cores),
+# EMST_CMAKE_ARGS (more CMake options, e.g. "-DEMST_ENABLE_CUDA=OFF"),
 # EMST_SKIP_APT=1 (install nothing; for machines set up by hand).
 set -euo pipefail
 
@@ -59,7 +60,8 @@ fi
 
 # ---- build ---------------------------------------------------------------------------------
 echo "== configuring and building in $build ($jobs jobs)"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMST_BUILD_PLUGIN=ON
+# shellcheck disable=SC2086 # EMST_CMAKE_ARGS is a list of options
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMST_BUILD_PLUGIN=ON ${EMST_CMAKE_ARGS:-}
 plugin="$build/lib/paraview-5.11/plugins/EMST/EMST.so"
 
 if [ "$mode" = demo ]; then
