@@ -286,22 +286,26 @@ if wanted bench; then
 fi
 
 # ---- what failed, then the summary last -------------------------------------------------------
+# (The device tool returns the last 12,000 characters of the output: keep this part short.)
 echo
 for f in build tests memcheck racecheck bench; do
   logfile="$out/$f.log"
   [ -f "$logfile" ] || continue
   if grep -qE '== [a-z]+: (FAIL|TIMEOUT)' "$logfile"; then
-    echo "---- tail of $f.log ----"
+    echo "---- from $f.log ----"
     case $f in
-      tests|memcheck|racecheck)
-        grep -E '^\[  FAILED  \]|Failure|error:|ERROR|Hazard|RACECHECK|Invalid' "$logfile" | head -40 ;;
-      *) tail -40 "$logfile" ;;
+      tests)
+        grep -E -A3 '(Failure|Skipped)$' "$logfile" | grep -vE '^(--|Expected|  Actual|Value of)' | cut -c1-300 | head -30
+        sed -n '/tests, listed below:/,$p' "$logfile" | grep '^\[  FAILED' | head -20 ;;
+      memcheck|racecheck)
+        grep -E 'FAILED|Failure|=+ (ERROR|Invalid|Error|Race|Hazard|Address|Saved host backtrace)|SUMMARY' "$logfile" | cut -c1-300 | head -30 ;;
+      *) tail -25 "$logfile" | cut -c1-300 ;;
     esac
   fi
 done
 if [ -f "$out/bench.md" ]; then
-  echo "---- bench.md ----"
-  cat "$out/bench.md"
+  echo "---- bench.md (cut; the file has all columns) ----"
+  grep '^|' "$out/bench.md" | cut -d'|' -f2-17 | cut -c1-220
 fi
 write_summary
 echo
