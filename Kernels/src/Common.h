@@ -12,9 +12,11 @@
 #if defined(__CUDACC__)
 #define EMST_HD __host__ __device__
 #define EMST_FORCEINLINE __forceinline__
+#define EMST_UNROLL _Pragma("unroll")
 #else
 #define EMST_HD
 #define EMST_FORCEINLINE inline __attribute__((always_inline))
+#define EMST_UNROLL _Pragma("GCC unroll 16")
 #endif
 
 namespace emst

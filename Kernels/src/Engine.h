@@ -101,7 +101,8 @@ private:
   T* Data;
 };
 
-/// Tuning knobs, read once from the environment (EMST_LEAF_CAPACITY) for benchmarking.
+/// Tuning knobs, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY (points
+/// per cell at most, default 16) and EMST_SEARCH (point, packet4, packet8).
 inline int leafCapacity()
 {
   static int const capacity = []
@@ -111,6 +112,17 @@ inline int leafCapacity()
     return value >= 2 && value <= 256 ? value : 16;
   }();
   return capacity;
+}
+
+inline int searchPacket()
+{
+  static int const packet = []
+  {
+    const char* text = std::getenv("EMST_SEARCH");
+    std::string const mode = text ? text : "";
+    return mode == "packet4" ? 4 : mode == "packet8" ? 8 : mode == "point" ? 1 : 1;
+  }();
+  return packet;
 }
 
 template <class Exec, int Dim>
@@ -162,13 +174,13 @@ private:
     stats.inputPoints = n;
     auto policy = this->X.policy();
 
-    // ---- Finite points and their bounding box -------------------------------------------------
+    // ---- Bounding box of the finite points (and how many there are) -------------------------
     this->progress(0.0, "bounding box");
-    Buf<Index> pointOfSorted(this->X, n); // first: input index of each finite point
-    std::size_t const v = static_cast<std::size_t>(
-      thrust::copy_if(policy, Counting(0), Counting(n), pointOfSorted.data(),
-        IsFinitePoint<T, Dim>{input}) -
-      pointOfSorted.data());
+    BoundingBox empty{};
+    BoundingBox const box = n == 0 ? empty
+                                   : thrust::transform_reduce(policy, Counting(0), Counting(n),
+                                       BoxOfPoint<T, Dim>{input}, empty, BoxUnion{});
+    std::size_t const v = static_cast<std::size_t>(box.count);
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;
     if (v < n)
@@ -178,11 +190,19 @@ private:
     }
     if (v < 2)
     {
+      this->X.endCompute();
       return;
     }
-    BoundingBox empty{};
-    BoundingBox const box = thrust::transform_reduce(policy, Counting(0), Counting(v),
-      BoxOfPoint<T, Dim>{input, pointOfSorted.data()}, empty, BoxUnion{});
+    Buf<Index> pointOfSorted(this->X, v); // input index of each finite point
+    if (v == n)
+    {
+      thrust::sequence(policy, pointOfSorted.data(), pointOfSorted.end());
+    }
+    else
+    {
+      thrust::copy_if(policy, Counting(0), Counting(n), pointOfSorted.data(),
+        IsFinitePoint<T, Dim>{input});
+    }
     double lo[3] = {box.lo[0], box.lo[1], box.lo[2]};
     float extent = 0.0f;
     for (int a = 0; a < Dim; ++a)
@@ -211,20 +231,19 @@ private:
 
     // ---- Duplicates -----------------------------------------------------------------------------
     this->progress(0.12, "duplicates");
+    Buf<std::uint64_t> lengthBitsOfCopy(this->X, 0);
     Buf<std::uint64_t> pairOfCopy(this->X, 0);
-    Buf<double> lengthOfCopy(this->X, 0);
-    std::size_t m = v;
     Buf<std::uint64_t> codeOfPoint(this->X, 0);
     Buf<Index> inputOfPoint(this->X, 0);
     std::size_t const sharing = static_cast<std::size_t>(thrust::count_if(policy, Counting(0),
       Counting(v), SharesCode{codeOfSorted.data(), v}));
     if (sharing > 0)
     {
-      this->groupCopies(input, lo, codeOfSorted, pointOfSorted, sharing, pairOfCopy,
-        lengthOfCopy, codeOfPoint, inputOfPoint);
-      m = v - pairOfCopy.size();
+      this->groupCopies(input, lo, codeOfSorted, pointOfSorted, sharing, lengthBitsOfCopy,
+        pairOfCopy, codeOfPoint, inputOfPoint);
     }
-    if (pairOfCopy.size() == 0)
+    std::size_t const copies = pairOfCopy.size();
+    if (copies == 0)
     {
       codeOfPoint = std::move(codeOfSorted);
       inputOfPoint = std::move(pointOfSorted);
@@ -234,10 +253,11 @@ private:
       codeOfSorted.reset();
       pointOfSorted.reset();
     }
-    stats.duplicatePoints = pairOfCopy.size();
+    stats.duplicatePoints = copies;
+    std::size_t const m = v - copies;
 
     // ---- The tree over the distinct points ------------------------------------------------------
-    std::size_t const treeEdges = m > 0 ? m - 1 : 0;
+    std::size_t const treeEdges = m - 1;
     Buf<Index> edgePoints(this->X, 2 * treeEdges);
     if (m > 1)
     {
@@ -245,41 +265,44 @@ private:
     }
     codeOfPoint.reset();
 
-    // ---- Output: input indices, double lengths, canonical order ---------------------------------
+    // ---- Output: input indices, double lengths, canonical order (length, i, j) -----------------
     this->progress(0.97, "output");
-    std::size_t const e = treeEdges + pairOfCopy.size();
+    std::size_t const e = treeEdges + copies;
+    Buf<std::uint64_t> lengthBits(this->X, e);
     Buf<std::uint64_t> pairOfEdge(this->X, e);
-    Buf<double> lengthOfEdge(this->X, e);
     if (treeEdges > 0)
     {
       this->X.forEach(treeEdges,
-        TreeEdgeKeys<T, Dim>{input, edgePoints.data(), inputOfPoint.data(), pairOfEdge.data(),
-          lengthOfEdge.data()});
+        TreeEdgeKeys<T, Dim>{{input}, edgePoints.data(), inputOfPoint.data(), lengthBits.data(),
+          pairOfEdge.data()});
     }
     edgePoints.reset();
     inputOfPoint.reset();
-    if (pairOfCopy.size() > 0)
+    if (copies > 0)
     {
+      thrust::copy(policy, lengthBitsOfCopy.data(), lengthBitsOfCopy.end(),
+        lengthBits.data() + treeEdges);
       thrust::copy(policy, pairOfCopy.data(), pairOfCopy.end(), pairOfEdge.data() + treeEdges);
-      thrust::copy(policy, lengthOfCopy.data(), lengthOfCopy.end(),
-        lengthOfEdge.data() + treeEdges);
+      lengthBitsOfCopy.reset();
       pairOfCopy.reset();
-      lengthOfCopy.reset();
     }
-    // (length, i, j): sort by the index pair, then stably by the length's bits (non-negative
-    // doubles order like their bit patterns).
-    thrust::sort_by_key(policy, pairOfEdge.data(), pairOfEdge.end(), lengthOfEdge.data());
-    Buf<Index> edgeInOrder(this->X, e);
-    thrust::sequence(policy, edgeInOrder.data(), edgeInOrder.end());
+    // One radix sort by length; then only runs of equal lengths need the pair order.
+    thrust::stable_sort_by_key(policy, lengthBits.data(), lengthBits.end(), pairOfEdge.data());
+    std::size_t const tied = static_cast<std::size_t>(thrust::count_if(
+      policy, Counting(0), Counting(e), SharesLength{lengthBits.data(), e}));
+    if (tied > 0)
     {
-      Buf<std::uint64_t> lengthBits(this->X, e);
-      this->X.forEach(e, LengthBitsInOrder{edgeInOrder.data(), lengthOfEdge.data(),
-                           lengthBits.data()});
-      thrust::stable_sort_by_key(policy, lengthBits.data(), lengthBits.end(), edgeInOrder.data());
+      Buf<Index> slotOfTie(this->X, tied);
+      thrust::copy_if(policy, Counting(0), Counting(e), slotOfTie.data(),
+        SharesLength{lengthBits.data(), e});
+      Buf<TiedEdge> tie(this->X, tied);
+      this->X.forEach(
+        tied, GatherTies{slotOfTie.data(), lengthBits.data(), pairOfEdge.data(), tie.data()});
+      thrust::sort(policy, tie.data(), tie.end(), TiedEdgeLess{});
+      this->X.forEach(tied, ScatterTies{slotOfTie.data(), tie.data(), pairOfEdge.data()});
     }
     Buf<OutputEdge> out(this->X, e);
-    this->X.forEach(e, WriteEdges{edgeInOrder.data(), pairOfEdge.data(), lengthOfEdge.data(),
-                         out.data()});
+    this->X.forEach(e, WriteEdges{lengthBits.data(), pairOfEdge.data(), out.data()});
     this->X.endCompute();
     result.edges.resize(e);
     this->X.copyToHost(reinterpret_cast<OutputEdge*>(result.edges.data()), out.data(), e);
@@ -291,8 +314,8 @@ private:
   template <class T>
   void groupCopies(const InputPoints<T, Dim>& input, const double* lo,
     Buf<std::uint64_t>& codeOfSorted, Buf<Index>& pointOfSorted, std::size_t sharing,
-    Buf<std::uint64_t>& pairOfCopy, Buf<double>& lengthOfCopy, Buf<std::uint64_t>& codeOfPoint,
-    Buf<Index>& inputOfPoint)
+    Buf<std::uint64_t>& lengthBitsOfCopy, Buf<std::uint64_t>& pairOfCopy,
+    Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint)
   {
     auto policy = this->X.policy();
     std::size_t const v = codeOfSorted.size();
@@ -323,11 +346,11 @@ private:
       Buf<Index> slotOfCopy(this->X, copies);
       thrust::copy_if(policy, Counting(0), Counting(v), slotOfCopy.data(),
         IsLaterCopy{headOfSorted.data()});
+      lengthBitsOfCopy = Buf<std::uint64_t>(this->X, copies);
       pairOfCopy = Buf<std::uint64_t>(this->X, copies);
-      lengthOfCopy = Buf<double>(this->X, copies);
       this->X.forEach(copies,
-        CopyEdgeKeys<T, Dim>{input, slotOfCopy.data(), headOfSorted.data(), pointOfSorted.data(),
-          pairOfCopy.data(), lengthOfCopy.data()});
+        CopyEdgeKeys<T, Dim>{{input}, slotOfCopy.data(), headOfSorted.data(),
+          pointOfSorted.data(), lengthBitsOfCopy.data(), pairOfCopy.data()});
     }
     std::size_t const m = v - copies;
     Buf<Index> slotOfPoint(this->X, m);
@@ -353,16 +376,17 @@ private:
 
     // ---- Cells (leaves): largest Morton cells with at most `capacity` points ------------------
     this->progress(0.15, "cells");
-    Buf<Index> firstPointOfLeaf(this->X, m + 1);
     std::size_t leaves = 0;
+    Buf<Index> firstPointOfLeaf(this->X, 0);
     {
       Buf<std::uint8_t> levelOfPoint(this->X, m);
       this->X.forEach(m, LeafLevel<Dim>{codeOfPoint.data(), levelOfPoint.data(), m,
                            leafCapacity()});
+      StartsLeaf<Dim> const startsLeaf{codeOfPoint.data(), levelOfPoint.data()};
       leaves = static_cast<std::size_t>(
-        thrust::copy_if(policy, Counting(0), Counting(m), firstPointOfLeaf.data(),
-          StartsLeaf<Dim>{codeOfPoint.data(), levelOfPoint.data()}) -
-        firstPointOfLeaf.data());
+        thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
+      firstPointOfLeaf = Buf<Index>(this->X, leaves + 1);
+      thrust::copy_if(policy, Counting(0), Counting(m), firstPointOfLeaf.data(), startsLeaf);
     }
     this->X.fill(firstPointOfLeaf.data() + leaves, 1, static_cast<Index>(m));
     Buf<PointRecord> recordOfPoint(this->X, m);
@@ -371,7 +395,7 @@ private:
 
     // ---- Hierarchy over the cells ---------------------------------------------------------------
     this->progress(0.18, "tree");
-    std::size_t const internal = leaves > 0 ? leaves - 1 : 0;
+    std::size_t const internal = leaves - 1;
     Buf<TreeNode<Dim>> nodes(this->X, internal);
     Buf<Index> parentOfNode(this->X, internal);
     Buf<Index> parentOfLeaf(this->X, leaves);
@@ -388,7 +412,7 @@ private:
           BuildRadixTree<Dim>{keyOfLeaf.data(), static_cast<long long>(leaves), nodes.data(),
             parentOfNode.data(), parentOfLeaf.data()});
       }
-      this->X.fill(visitsOfNode.data(), internal, 0u);
+      this->X.fill(visitsOfNode.data(), internal, 0u); // the climbs keep it zero between uses
       this->X.forEach(leaves,
         ClimbBoxes<Dim>{recordOfPoint.data(), firstPointOfLeaf.data(), parentOfNode.data(),
           parentOfLeaf.data(), nodes.data(), visitsOfNode.data()});
@@ -396,103 +420,101 @@ private:
 
     // ---- Boruvka rounds -------------------------------------------------------------------------
     Buf<Index> candidateOfPoint(this->X, m);
+    Buf<Index> candidateCompOfPoint(this->X, m);
     Buf<float> boundOfPoint(this->X, m);
     this->X.fill(candidateOfPoint.data(), m, kNone);
     this->X.fill(boundOfPoint.data(), m, 0.0f);
-    Buf<std::uint32_t> edgeCount(this->X, 1);
-    this->X.fill(edgeCount.data(), 1, 0u);
-    // Component state, one arena: the first round has m singleton components and needs three
-    // index arrays; after it every component holds two points or more (k <= m/2) and the
-    // rounds need 32 bytes per component.
-    std::size_t const arenaBytes = 16 * m + 64;
-    Buf<unsigned char> arena(this->X, arenaBytes);
+    // counters[0]: edges emitted; counters[r]: components left after round r.
+    constexpr int kMaxRounds = 63;
+    Buf<std::uint32_t> counters(this->X, kMaxRounds + 1);
+    this->X.fill(counters.data(), kMaxRounds + 1, 0u);
+
+    // Component state in one arena with a fixed layout. After the first round every component
+    // holds two points or more, so k <= h - 1 with h = ceil(m/2) + 1:
+    //   firstKey 8h | secondKey 8h | bound 4h | hook 4h | root 4h | newId 4h | newLabel 4h.
+    // The first round (k = m, no keys or bounds) lays its four index arrays over the regions
+    // that are not live when round two starts (newLabel of round one over root+newId).
+    std::size_t const h = (m + 1) / 2 + 1;
+    Buf<unsigned char> arena(this->X, 36 * h);
+    unsigned char* const base = arena.data();
+    auto at = [base, h](std::size_t eighthsOfH) { return base + eighthsOfH * h; };
+    ComponentArrays const later{reinterpret_cast<std::uint64_t*>(at(0)),
+      reinterpret_cast<std::uint64_t*>(at(8)), reinterpret_cast<std::uint32_t*>(at(16)),
+      reinterpret_cast<Index*>(at(20)), reinterpret_cast<Index*>(at(24)),
+      reinterpret_cast<Index*>(at(28)), reinterpret_cast<Index*>(at(32))};
+    ComponentArrays const first{nullptr, nullptr, nullptr, reinterpret_cast<Index*>(at(0)),
+      reinterpret_cast<Index*>(at(8)), reinterpret_cast<Index*>(at(16)),
+      reinterpret_cast<Index*>(at(24))};
 
     std::size_t k = m;
     int round = 0;
     double const logM = std::log(static_cast<double>(m));
+    const Index* newLabels = nullptr; // labels from the previous round's merge
     while (k > 1)
     {
       ++round;
-      bool const singletons = (k == m);
+      if (round > kMaxRounds)
+      {
+        throw Error(ErrorCode::Internal, "too many Boruvka rounds");
+      }
       this->progress(0.2 + 0.75 * (1.0 - std::log(static_cast<double>(k)) / logM),
         ("round " + std::to_string(round)).c_str());
-      unsigned char* cursor = arena.data();
-      auto carve = [&cursor](std::size_t bytes)
+      bool const singletons = (round == 1);
+      ComponentArrays const comps = singletons ? first : later;
+      if (round == 2)
       {
-        unsigned char* p = cursor;
-        cursor += (bytes + 15) & ~std::size_t(15);
-        return p;
-      };
-      std::uint64_t* firstKeyOfComp = nullptr;
-      std::uint64_t* secondKeyOfComp = nullptr;
-      std::uint32_t* boundOfComp = nullptr;
-      if (!singletons)
-      {
-        firstKeyOfComp = reinterpret_cast<std::uint64_t*>(carve(8 * k));
-        secondKeyOfComp = reinterpret_cast<std::uint64_t*>(carve(8 * k));
-        boundOfComp = reinterpret_cast<std::uint32_t*>(carve(4 * k));
+        this->X.forEach(k, ResetComponents{later}); // later rounds reset in RootAndEmit
       }
-      Index* hookOfComp = reinterpret_cast<Index*>(carve(4 * k));
-      Index* rootOfComp = reinterpret_cast<Index*>(carve(4 * k));
-      Index* rankOfComp = reinterpret_cast<Index*>(carve(4 * k));
-      if (static_cast<std::size_t>(cursor - arena.data()) > arenaBytes)
+      if (leaves > 1 || newLabels)
       {
-        throw Error(ErrorCode::Internal, "component arena overflow");
-      }
-
-      if (!singletons)
-      {
-        this->X.fill(boundOfComp, k, floatBits(floatInfinity()));
-        this->X.fill(firstKeyOfComp, k, kNoKey);
-        this->X.fill(secondKeyOfComp, k, kNoKey);
-        this->X.forEach(m, SeedComponentBounds{recordOfPoint.data(), candidateOfPoint.data(),
-                             boundOfPoint.data(), boundOfComp});
-      }
-      if (leaves > 1)
-      {
-        this->X.fill(visitsOfNode.data(), internal, 0u);
         this->X.forEach(leaves,
-          ClimbLabels<Dim>{recordOfPoint.data(), firstPointOfLeaf.data(), parentOfNode.data(),
-            parentOfLeaf.data(), nodes.data(), visitsOfNode.data()});
+          RelabelAndClimb<Dim>{recordOfPoint.data(), firstPointOfLeaf.data(),
+            parentOfNode.data(), parentOfLeaf.data(), nodes.data(), visitsOfNode.data(),
+            static_cast<Index>(leaves), newLabels, candidateOfPoint.data(),
+            candidateCompOfPoint.data(), boundOfPoint.data(), comps.boundOfComp});
       }
-      // FindMin1
-      this->X.forEachSearch(m,
-        FindNearestForeign<Dim>{recordOfPoint.data(), inputOfPoint.data(), nodes.data(),
-          firstPointOfLeaf.data(), static_cast<Index>(leaves), candidateOfPoint.data(),
-          boundOfPoint.data(), boundOfComp});
-      // FindMin2
+      // FindMin1, with the first key of FindMin2
+      SearchContext<Dim> const ctx{recordOfPoint.data(), inputOfPoint.data(), nodes.data(),
+        firstPointOfLeaf.data(), static_cast<Index>(leaves), candidateOfPoint.data(),
+        candidateCompOfPoint.data(), boundOfPoint.data(), comps.boundOfComp,
+        comps.firstKeyOfComp};
+      switch (searchPacket())
+      {
+        case 4:
+          this->X.forEachSearch((m + 3) / 4, FindNearestForeignPacket<Dim, 4>{ctx, m});
+          break;
+        case 8:
+          this->X.forEachSearch((m + 7) / 8, FindNearestForeignPacket<Dim, 8>{ctx, m});
+          break;
+        default:
+          this->X.forEachSearch(m, FindNearestForeign<Dim>{ctx});
+      }
+      // FindMin2, second key
       if (!singletons)
       {
-        this->X.forEach(m, ComponentMinimumFirst{recordOfPoint.data(), inputOfPoint.data(),
-                             candidateOfPoint.data(), boundOfPoint.data(), firstKeyOfComp});
         this->X.forEach(m, ComponentMinimumSecond{recordOfPoint.data(), inputOfPoint.data(),
-                             candidateOfPoint.data(), boundOfPoint.data(), firstKeyOfComp,
-                             secondKeyOfComp});
+                             candidateOfPoint.data(), boundOfPoint.data(), comps.firstKeyOfComp,
+                             comps.secondKeyOfComp});
       }
       // Connect
-      WinnerOfComponent const winner{secondKeyOfComp};
+      this->X.forEach(k, HookComponents{candidateCompOfPoint.data(), comps});
       this->X.forEach(
-        k, HookComponents{recordOfPoint.data(), candidateOfPoint.data(), winner, hookOfComp});
-      this->X.forEach(k, RootAndEmit{candidateOfPoint.data(), winner, hookOfComp,
-                           edgePoints.data(), edgeCount.data()});
+        k, RootAndEmit{candidateOfPoint.data(), comps, edgePoints.data(), counters.data()});
       // Compact
-      this->X.forEach(k, FindRoots{hookOfComp, rootOfComp});
-      auto isRoot = thrust::make_transform_iterator(Counting(0), IsRoot{rootOfComp});
-      thrust::inclusive_scan(policy, isRoot, isRoot + k, rankOfComp);
-      std::size_t const next = this->X.read(rankOfComp + k - 1);
+      this->X.forEach(k, FindRoots{comps, counters.data() + round});
+      this->X.forEach(k, NewLabelOfComponent{comps});
+      newLabels = comps.newLabelOfComp;
+      std::size_t const next = this->X.read(counters.data() + round);
       if (next == 0 || next >= k)
       {
         throw Error(ErrorCode::Internal,
           "Boruvka round " + std::to_string(round) + " went from " + std::to_string(k) +
             " to " + std::to_string(next) + " components");
       }
-      Index* newLabelOfComp = hookOfComp; // the hooks are spent
-      this->X.forEach(k, NewLabelOfComponent{rootOfComp, rankOfComp, newLabelOfComp});
-      this->X.forEach(m, RelabelPoints{recordOfPoint.data(), newLabelOfComp});
       k = next;
     }
     stats.rounds = round;
-    std::uint32_t const emitted = this->X.read(edgeCount.data());
+    std::uint32_t const emitted = this->X.read(counters.data());
     if (emitted != m - 1)
     {
       throw Error(ErrorCode::Internal, "the tree has " + std::to_string(emitted) +

@@ -79,16 +79,19 @@ struct IsFinitePoint
   EMST_HD bool operator()(std::size_t i) const { return input.isFinite(i); }
 };
 
-/// Bounding box of one finite point (for a transform-reduce over the finite points).
+/// Bounding box of one input point, empty (count 0) when a coordinate is not finite: one
+/// transform-reduce gives both the box and the number of finite points.
 template <class T, int Dim>
 struct BoxOfPoint
 {
   InputPoints<T, Dim> input;
-  const Index* pointOfFinite;  ///< [v]
-  EMST_HD BoundingBox operator()(std::size_t f) const
+  EMST_HD BoundingBox operator()(std::size_t i) const
   {
     BoundingBox b{};
-    std::size_t const i = pointOfFinite[f];
+    if (!input.isFinite(i))
+    {
+      return b;
+    }
     for (int a = 0; a < 3; ++a)
     {
       double const c = a < Dim ? input.coordinate(i, a) : 0.0;
@@ -445,7 +448,7 @@ struct ClimbBoxes
   const Index* parentOfNode;         ///< [L-1]
   const Index* parentOfLeaf;         ///< [L]
   TreeNode<Dim>* nodes;              ///< [L-1]
-  Index* visitsOfNode;               ///< [L-1], zero on entry
+  Index* visitsOfNode;               ///< [L-1], zero on entry and on exit
   EMST_HD void operator()(std::size_t leaf) const
   {
     float lo[Dim], hi[Dim];
@@ -478,6 +481,7 @@ struct ClimbBoxes
       {
         return; // the sibling's thread will carry the union upwards
       }
+      visitsOfNode[node] = 0; // both children seen: ready for the next climb (a later launch)
       for (int a = 0; a < Dim; ++a)
       {
         float const l = loadShared(&n.lo[1 - slot][a]);
@@ -494,24 +498,70 @@ struct ClimbBoxes
   }
 };
 
-/// Component labels of subtrees, refreshed every round by the same climb: a subtree whose points
-/// all belong to the searching point's component is skipped whole (Prokopenko et al. 2022, 3.2).
+
+// =============================================================================================
+// Boruvka round (Qiao & Creput 2021, section 4: FindMin1, FindMin2, connect, compact).
+//
+// Per-point state kept across rounds:
+//   candidateOfPoint[p]: the nearest point of another component found by p's last search, or
+//     kNone. While it stays in another component it is still p's exact answer (the set of
+//     foreign points only shrinks, and it was the nearest of a larger set).
+//   candidateCompOfPoint[p]: that candidate's component, relabelled with everything else, so
+//     that validity is checked without touching the candidate's record.
+//   boundOfPoint[p]: squared distance of that last exact answer, or the radius within which the
+//     last search found nothing. Either way a lower bound on p's future answers.
+// =============================================================================================
+
+/// Start of a round, one thread per leaf: moves the leaf's points to their new component labels
+/// (from the last round's merge), seeds each component's upper bound with the answers that are
+/// still valid, and refreshes the subtree labels by the same bottom-up climb as the boxes: a
+/// subtree whose points all belong to the searching point's component is skipped whole
+/// (Prokopenko et al. 2022, section 3.2).
 template <int Dim>
-struct ClimbLabels
+struct RelabelAndClimb
 {
-  const PointRecord* recordOfPoint;  ///< [m]
-  const Index* firstPointOfLeaf;     ///< [L+1]
-  const Index* parentOfNode;         ///< [L-1]
-  const Index* parentOfLeaf;         ///< [L]
-  TreeNode<Dim>* nodes;              ///< [L-1]
-  Index* visitsOfNode;               ///< [L-1], zero on entry
+  PointRecord* recordOfPoint;         ///< [m]
+  const Index* firstPointOfLeaf;      ///< [L+1]
+  const Index* parentOfNode;          ///< [L-1]
+  const Index* parentOfLeaf;          ///< [L]
+  TreeNode<Dim>* nodes;               ///< [L-1]
+  Index* visitsOfNode;                ///< [L-1], zero on entry and on exit
+  Index leaves;
+  const Index* newLabelOfComp;        ///< [previous k], or null in the first round
+  const Index* candidateOfPoint;      ///< [m]
+  Index* candidateCompOfPoint;        ///< [m]
+  const float* boundOfPoint;          ///< [m]
+  std::uint32_t* boundOfComp;         ///< [k] float bits, +inf on entry; null in the first round
+
   EMST_HD void operator()(std::size_t leaf) const
   {
     Index const first = firstPointOfLeaf[leaf];
-    Index label = recordOfPoint[first].comp;
-    for (Index k = first + 1; k < firstPointOfLeaf[leaf + 1] && label != kMixed; ++k)
+    Index const end = firstPointOfLeaf[leaf + 1];
+    Index label = kNone;
+    for (Index k = first; k < end; ++k)
     {
-      label = recordOfPoint[k].comp == label ? label : kMixed;
+      Index comp = recordOfPoint[k].comp;
+      if (newLabelOfComp)
+      {
+        comp = newLabelOfComp[comp];
+        recordOfPoint[k].comp = comp;
+        if (candidateOfPoint[k] != kNone)
+        {
+          Index const other = newLabelOfComp[candidateCompOfPoint[k]];
+          candidateCompOfPoint[k] = other;
+          std::uint32_t const bits = floatBits(boundOfPoint[k]);
+          // read first: most points need no atomic once the bound is low
+          if (other != comp && bits < boundOfComp[comp])
+          {
+            atomicMinU32(&boundOfComp[comp], bits);
+          }
+        }
+      }
+      label = (k == first || label == comp) ? comp : kMixed;
+    }
+    if (leaves == 1)
+    {
+      return;
     }
     Index ref = parentOfLeaf[leaf];
     for (;;)
@@ -524,6 +574,7 @@ struct ClimbLabels
       {
         return;
       }
+      visitsOfNode[node] = 0;
       Index const other = loadShared(&n.label[1 - slot]);
       label = other == label ? label : kMixed;
       ref = parentOfNode[node];
@@ -535,50 +586,29 @@ struct ClimbLabels
   }
 };
 
-// =============================================================================================
-// Boruvka round (Qiao & Creput 2021, section 4: FindMin1, FindMin2, connect, compact).
-// =============================================================================================
-
-/// Per-point state kept across rounds:
-///   candidateOfPoint[p]: the nearest point of another component found by p's last search, or
-///     kNone. While it stays in another component it is still p's exact answer (the set of
-///     foreign points only shrinks, and it was the nearest of a larger set).
-///   boundOfPoint[p]: squared distance of that last exact answer, or the radius within which the
-///     last search found nothing. Either way a lower bound on p's future answers.
-
-/// Upper bounds per component from the answers that are still valid, before any search, so
-/// that the searches start with a small radius (and many are skipped, see FindNearestForeign).
-struct SeedComponentBounds
+/// FindMin2, first key: per component the smallest (distance bits, smaller input index).
+/// The full order needs the larger index too: it does not fit one 64-bit atomic, hence a second
+/// pass over the points that tie on this key (ECL-MST packs keys the same way).
+EMST_HD EMST_FORCEINLINE std::uint64_t componentFirstKey(float d2, Index a, Index b)
 {
-  const PointRecord* recordOfPoint;  ///< [m]
-  const Index* candidateOfPoint;     ///< [m]
-  const float* boundOfPoint;         ///< [m]
-  std::uint32_t* boundOfComp;        ///< [k] float bits, +inf on entry
-  EMST_HD void operator()(std::size_t p) const
-  {
-    Index const q = candidateOfPoint[p];
-    if (q == kNone)
-    {
-      return;
-    }
-    Index const c = recordOfPoint[p].comp;
-    if (recordOfPoint[q].comp == c)
-    {
-      return;
-    }
-    std::uint32_t const bits = floatBits(boundOfPoint[p]);
-    if (bits < boundOfComp[c]) // read first: most points need no atomic once the bound is low
-    {
-      atomicMinU32(&boundOfComp[c], bits);
-    }
-  }
+  return (static_cast<std::uint64_t>(floatBits(d2)) << 32) | (a < b ? a : b);
+}
+
+/// Best candidate of one query point under the order (squared distance, input index).
+struct Candidate
+{
+  float distance2;
+  Index point;
+  Index input;
+  Index comp;
 };
 
-/// FindMin1: the nearest point of another component, under the total order
-/// (squared distance, smaller input index of the two ends, larger one). For a fixed query point
-/// that order is (distance, input index of the candidate).
+/// What a search reads and writes, shared by the per-point and the packet searches: FindMin1
+/// (the nearest point of another component, under the total order (squared distance, smaller
+/// input index of the two ends, larger one); for one query point that order is (distance, input
+/// index of the candidate)) fused with the first key of FindMin2.
 template <int Dim>
-struct FindNearestForeign
+struct SearchContext
 {
   const PointRecord* recordOfPoint;  ///< [m]
   const Index* inputOfPoint;         ///< [m] input index of each distinct point
@@ -586,76 +616,138 @@ struct FindNearestForeign
   const Index* firstPointOfLeaf;     ///< [L+1]
   Index leaves;
   Index* candidateOfPoint;           ///< [m]
+  Index* candidateCompOfPoint;       ///< [m]
   float* boundOfPoint;               ///< [m]
-  std::uint32_t* boundOfComp;        ///< [k] float bits, or null in the first round (no bounds)
+  std::uint32_t* boundOfComp;        ///< [k] float bits; null in the first round (no bounds)
+  std::uint64_t* firstKeyOfComp;     ///< [k]; null in the first round (singletons)
 
-  struct Best
+  EMST_HD EMST_FORCEINLINE void offer(Index p, Index comp, float d2, Index candidateInput) const
   {
-    float distance2;
-    Index point;
-    Index input;
-  };
-
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp, Best& best) const
-  {
-    Index const end = firstPointOfLeaf[leaf + 1];
-    for (Index k = firstPointOfLeaf[leaf]; k < end; ++k)
+    if (firstKeyOfComp)
     {
-      PointRecord const r = recordOfPoint[k];
-      if (r.comp == comp)
+      std::uint64_t const key = componentFirstKey(d2, inputOfPoint[p], candidateInput);
+      if (key < firstKeyOfComp[comp])
       {
-        continue;
+        atomicMinU64(&firstKeyOfComp[comp], key);
       }
-      float const d2 = distance2<Dim>(q, r.x);
-      if (d2 < best.distance2 || (d2 == best.distance2 && inputOfPoint[k] < best.input))
+    }
+  }
+
+  /// True when p must search; otherwise p's state is already final for this round.
+  EMST_HD EMST_FORCEINLINE bool needsSearch(Index p, Index comp, float& radius) const
+  {
+    Index const previous = candidateOfPoint[p];
+    if (previous != kNone && candidateCompOfPoint[p] != comp)
+    {
+      this->offer(p, comp, boundOfPoint[p], inputOfPoint[previous]); // still the exact answer
+      return false;
+    }
+    radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
+    if (boundOfPoint[p] > radius)
+    {
+      // Every foreign point is farther than the component's current best edge: this point can
+      // neither win nor tie. Its bound stays valid for later rounds.
+      candidateOfPoint[p] = kNone;
+      return false;
+    }
+    return true;
+  }
+
+  EMST_HD EMST_FORCEINLINE void finish(Index p, Index comp, const Candidate& best,
+    float radius) const
+  {
+    if (best.point == kNone)
+    {
+      candidateOfPoint[p] = kNone;
+      boundOfPoint[p] = radius; // nothing foreign within the radius
+      return;
+    }
+    candidateOfPoint[p] = best.point;
+    candidateCompOfPoint[p] = best.comp;
+    boundOfPoint[p] = best.distance2;
+    if (boundOfComp)
+    {
+      std::uint32_t const bits = floatBits(best.distance2);
+      if (bits < boundOfComp[comp])
       {
-        best.distance2 = d2;
-        best.point = k;
-        best.input = inputOfPoint[k];
+        atomicMinU32(&boundOfComp[comp], bits);
       }
+    }
+    this->offer(p, comp, best.distance2, best.input);
+  }
+
+  /// Start at the component's bound: candidates at exactly that distance are still accepted, so
+  /// ties with the edge that set the bound are decided by the index order.
+  EMST_HD static Candidate start(float radius) { return Candidate{radius, kNone, kNone, kNone}; }
+
+  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const float* q, Index comp,
+    Candidate& best) const
+  {
+    if (r.comp == comp)
+    {
+      return;
+    }
+    float const d2 = distance2<Dim>(q, r.x);
+    if (d2 < best.distance2 || (d2 == best.distance2 && inputOfPoint[k] < best.input))
+    {
+      best = Candidate{d2, k, inputOfPoint[k], r.comp};
+    }
+  }
+};
+
+/// FindMin1 for one point per thread: depth-first over the radix tree, nearest child first,
+/// pruning subtrees of the point's own component and boxes beyond the current best.
+template <int Dim>
+struct FindNearestForeign
+{
+  SearchContext<Dim> ctx;
+
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp,
+    Candidate& best) const
+  {
+    Index const end = ctx.firstPointOfLeaf[leaf + 1];
+    for (Index k = ctx.firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      ctx.consider(ctx.recordOfPoint[k], k, q, comp, best);
     }
   }
 
   EMST_HD void operator()(std::size_t index) const
   {
     Index const p = static_cast<Index>(index);
-    PointRecord const self = recordOfPoint[p];
+    PointRecord const self = ctx.recordOfPoint[p];
     Index const comp = self.comp;
-    Index const previous = candidateOfPoint[p];
-    if (previous != kNone && recordOfPoint[previous].comp != comp)
+    float radius = 0.0f;
+    if (!ctx.needsSearch(p, comp, radius))
     {
-      return; // still the exact answer
-    }
-    float const radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
-    if (boundOfPoint[p] > radius)
-    {
-      // Every foreign point is farther than the component's current best edge: this point can
-      // neither win nor tie. Its bound stays valid for later rounds.
-      candidateOfPoint[p] = kNone;
       return;
     }
-    // Start at the component's bound: candidates at exactly that distance are still accepted,
-    // so ties with the edge that set the bound are decided by the index order.
-    Best best{radius, kNone, kNone};
-    if (leaves == 1)
+    Candidate best = SearchContext<Dim>::start(radius);
+    if (ctx.leaves == 1)
     {
-      scanLeaf(0, self.x, comp, best);
+      this->scanLeaf(0, self.x, comp, best);
+      ctx.finish(p, comp, best, radius);
+      return;
     }
-    else
+    // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
+    Index stackNode[64];
+    float stackDistance[64];
+    int top = 0;
+    Index next = 0;
+    for (;;)
     {
-      // Depth-first, nearest child first. The radix tree over <= 64-bit keys is at most 64 deep.
-      Index stackNode[64];
-      float stackDistance[64];
-      int top = 0;
-      Index node = 0;
-      for (;;)
+      if (next & kLeafBit)
       {
-        TreeNode<Dim> const n = nodes[node];
+        this->scanLeaf(next & ~kLeafBit, self.x, comp, best);
+        next = kNone;
+      }
+      else
+      {
+        TreeNode<Dim> const n = ctx.nodes[next];
         float const d0 = boxDistance2<Dim>(self.x, n.lo[0], n.hi[0]);
         float const d1 = boxDistance2<Dim>(self.x, n.lo[1], n.hi[1]);
         bool const go0 = n.label[0] != comp && d0 <= best.distance2;
         bool const go1 = n.label[1] != comp && d1 <= best.distance2;
-        Index next = kNone;
         if (go0 && go1)
         {
           bool const nearFirst = d0 <= d1;
@@ -664,95 +756,180 @@ struct FindNearestForeign
           ++top;
           next = nearFirst ? n.child[0] : n.child[1];
         }
-        else if (go0)
+        else
         {
-          next = n.child[0];
+          next = go0 ? n.child[0] : (go1 ? n.child[1] : kNone);
         }
-        else if (go1)
+      }
+      while (next == kNone && top > 0)
+      {
+        --top;
+        next = stackDistance[top] <= best.distance2 ? stackNode[top] : kNone;
+      }
+      if (next == kNone)
+      {
+        break;
+      }
+    }
+    ctx.finish(p, comp, best, radius);
+  }
+};
+
+/// FindMin1 for a packet of P consecutive (Morton-ordered, hence nearby) points per thread:
+/// one traversal serves the whole packet, a subtree being entered when any point of the packet
+/// may find a candidate in it, and each candidate read is compared with every point. Fewer
+/// node and point loads per query than FindNearestForeign, for P times the arithmetic.
+template <int Dim, int P>
+struct FindNearestForeignPacket
+{
+  SearchContext<Dim> ctx;
+  std::size_t count;  ///< m
+
+  struct Lanes
+  {
+    float q[P][Dim];
+    Index comp[P];
+    float radius[P];
+    Candidate best[P];
+    bool active[P];
+  };
+
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, Lanes& l) const
+  {
+    Index const end = ctx.firstPointOfLeaf[leaf + 1];
+    for (Index k = ctx.firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      PointRecord const r = ctx.recordOfPoint[k];
+      EMST_UNROLL
+      for (int i = 0; i < P; ++i)
+      {
+        if (l.active[i])
         {
-          next = n.child[1];
+          ctx.consider(r, k, l.q[i], l.comp[i], l.best[i]);
         }
-        // Leaves are scanned at once; then pop the next subtree still within reach.
-        for (;;)
+      }
+    }
+  }
+
+  /// Smallest box distance over the points that may still improve within the box (+inf if
+  /// none); also true when some point wants the subtree.
+  EMST_HD EMST_FORCEINLINE float need(const Lanes& l, const float* lo, const float* hi,
+    Index label) const
+  {
+    float nearest = floatInfinity();
+    bool any = false;
+    EMST_UNROLL
+    for (int i = 0; i < P; ++i)
+    {
+      if (l.active[i] && l.comp[i] != label)
+      {
+        float const d = boxDistance2<Dim>(l.q[i], lo, hi);
+        if (d <= l.best[i].distance2)
         {
-          if (next != kNone && (next & kLeafBit))
+          any = true;
+          nearest = d < nearest ? d : nearest;
+        }
+      }
+    }
+    return any ? nearest : -1.0f;
+  }
+
+  EMST_HD EMST_FORCEINLINE float loosest(const Lanes& l) const
+  {
+    float worst = -1.0f;
+    EMST_UNROLL
+    for (int i = 0; i < P; ++i)
+    {
+      if (l.active[i])
+      {
+        worst = l.best[i].distance2 > worst ? l.best[i].distance2 : worst;
+      }
+    }
+    return worst;
+  }
+
+  EMST_HD void operator()(std::size_t packet) const
+  {
+    Lanes l;
+    bool any = false;
+    EMST_UNROLL
+    for (int i = 0; i < P; ++i)
+    {
+      std::size_t const index = packet * P + i;
+      // The last packet may be partial: its missing lanes stay inactive.
+      PointRecord const self = ctx.recordOfPoint[index < count ? index : count - 1];
+      l.comp[i] = self.comp;
+      for (int a = 0; a < Dim; ++a)
+      {
+        l.q[i][a] = self.x[a];
+      }
+      l.radius[i] = 0.0f;
+      l.active[i] =
+        index < count && ctx.needsSearch(static_cast<Index>(index), self.comp, l.radius[i]);
+      l.best[i] = SearchContext<Dim>::start(l.radius[i]);
+      any = any || l.active[i];
+    }
+    if (!any)
+    {
+      return;
+    }
+    if (ctx.leaves == 1)
+    {
+      this->scanLeaf(0, l);
+    }
+    else
+    {
+      Index stackNode[64];
+      float stackDistance[64];
+      int top = 0;
+      Index next = 0;
+      for (;;)
+      {
+        if (next & kLeafBit)
+        {
+          this->scanLeaf(next & ~kLeafBit, l);
+          next = kNone;
+        }
+        else
+        {
+          TreeNode<Dim> const n = ctx.nodes[next];
+          float const d0 = this->need(l, n.lo[0], n.hi[0], n.label[0]);
+          float const d1 = this->need(l, n.lo[1], n.hi[1], n.label[1]);
+          if (d0 >= 0.0f && d1 >= 0.0f)
           {
-            scanLeaf(next & ~kLeafBit, self.x, comp, best);
-            next = kNone;
+            bool const nearFirst = d0 <= d1;
+            stackNode[top] = nearFirst ? n.child[1] : n.child[0];
+            stackDistance[top] = nearFirst ? d1 : d0;
+            ++top;
+            next = nearFirst ? n.child[0] : n.child[1];
           }
-          if (next != kNone)
+          else
           {
-            break;
+            next = d0 >= 0.0f ? n.child[0] : (d1 >= 0.0f ? n.child[1] : kNone);
           }
-          while (top > 0)
+        }
+        if (next == kNone && top > 0)
+        {
+          float const reach = this->loosest(l);
+          while (next == kNone && top > 0)
           {
             --top;
-            if (stackDistance[top] <= best.distance2)
-            {
-              next = stackNode[top];
-              break;
-            }
-          }
-          if (next == kNone)
-          {
-            break;
+            next = stackDistance[top] <= reach ? stackNode[top] : kNone;
           }
         }
         if (next == kNone)
         {
           break;
         }
-        node = next;
       }
     }
-    if (best.point != kNone)
+    EMST_UNROLL
+    for (int i = 0; i < P; ++i)
     {
-      candidateOfPoint[p] = best.point;
-      boundOfPoint[p] = best.distance2;
-      if (boundOfComp)
+      if (l.active[i])
       {
-        std::uint32_t const bits = floatBits(best.distance2);
-        if (bits < boundOfComp[comp])
-        {
-          atomicMinU32(&boundOfComp[comp], bits);
-        }
+        ctx.finish(static_cast<Index>(packet * P + i), l.comp[i], l.best[i], l.radius[i]);
       }
-    }
-    else
-    {
-      candidateOfPoint[p] = kNone;
-      boundOfPoint[p] = radius; // nothing foreign within the radius
-    }
-  }
-};
-
-/// FindMin2, first key: per component the smallest (distance bits, smaller input index).
-/// The full order needs the larger index too: it does not fit one 64-bit atomic, hence a second
-/// pass over the points that tie on this key (ECL-MST packs keys the same way).
-struct ComponentMinimumFirst
-{
-  const PointRecord* recordOfPoint;  ///< [m]
-  const Index* inputOfPoint;         ///< [m]
-  const Index* candidateOfPoint;     ///< [m]
-  const float* boundOfPoint;         ///< [m]
-  std::uint64_t* firstKeyOfComp;     ///< [k], kNoKey on entry
-
-  EMST_HD static std::uint64_t key(float d2, Index a, Index b)
-  {
-    return (static_cast<std::uint64_t>(floatBits(d2)) << 32) | (a < b ? a : b);
-  }
-  EMST_HD void operator()(std::size_t p) const
-  {
-    Index const q = candidateOfPoint[p];
-    if (q == kNone)
-    {
-      return;
-    }
-    Index const c = recordOfPoint[p].comp;
-    std::uint64_t const k = key(boundOfPoint[p], inputOfPoint[p], inputOfPoint[q]);
-    if (k < firstKeyOfComp[c])
-    {
-      atomicMinU64(&firstKeyOfComp[c], k);
     }
   }
 };
@@ -776,9 +953,14 @@ struct ComponentMinimumSecond
       return;
     }
     Index const c = recordOfPoint[p].comp;
+    std::uint64_t const first = firstKeyOfComp[c];
+    if (static_cast<std::uint32_t>(first >> 32) != floatBits(boundOfPoint[p]))
+    {
+      return; // cheap reject before loading the indices
+    }
     Index const a = inputOfPoint[p];
     Index const b = inputOfPoint[q];
-    if (ComponentMinimumFirst::key(boundOfPoint[p], a, b) != firstKeyOfComp[c])
+    if (componentFirstKey(boundOfPoint[p], a, b) != first)
     {
       return;
     }
@@ -787,27 +969,46 @@ struct ComponentMinimumSecond
   }
 };
 
-/// The point of component c whose edge is c's minimum outgoing edge.
-struct WinnerOfComponent
+/// Per-component arrays of a round. The key and bound arrays are null in the first round, when
+/// every component is one point and its point's answer is its minimum edge.
+struct ComponentArrays
 {
-  const std::uint64_t* secondKeyOfComp;  ///< [k], or null in the first round (singletons)
-  EMST_HD Index operator()(Index c) const
+  std::uint64_t* firstKeyOfComp;   ///< [k]
+  std::uint64_t* secondKeyOfComp;  ///< [k]
+  std::uint32_t* boundOfComp;      ///< [k]
+  Index* hookOfComp;               ///< [k]
+  Index* rootOfComp;               ///< [k]
+  Index* newIdOfComp;              ///< [k] dense new label, written for roots only
+  Index* newLabelOfComp;           ///< [k] new label of every component
+
+  /// The point of component c whose edge is c's minimum outgoing edge.
+  EMST_HD Index winner(Index c) const
   {
     return secondKeyOfComp ? static_cast<Index>(secondKeyOfComp[c] & 0xFFFFFFFFu) : c;
+  }
+};
+
+/// Resets the per-component minima and bounds for a round (the later rounds reset their own
+/// entries in RootAndEmit, once read).
+struct ResetComponents
+{
+  ComponentArrays comps;
+  EMST_HD void operator()(std::size_t c) const
+  {
+    comps.firstKeyOfComp[c] = kNoKey;
+    comps.secondKeyOfComp[c] = kNoKey;
+    comps.boundOfComp[c] = floatBits(floatInfinity());
   }
 };
 
 /// Connect: every component hooks onto the component at the other end of its minimum edge.
 struct HookComponents
 {
-  const PointRecord* recordOfPoint;  ///< [m]
-  const Index* candidateOfPoint;     ///< [m]
-  WinnerOfComponent winner;
-  Index* hookOfComp;                 ///< [k]
+  const Index* candidateCompOfPoint;  ///< [m]
+  ComponentArrays comps;
   EMST_HD void operator()(std::size_t c) const
   {
-    Index const p = winner(static_cast<Index>(c));
-    hookOfComp[c] = recordOfPoint[candidateOfPoint[p]].comp;
+    comps.hookOfComp[c] = candidateCompOfPoint[comps.winner(static_cast<Index>(c))];
   }
 };
 
@@ -815,23 +1016,29 @@ struct HookComponents
 /// components that chose the same edge). The smaller of the pair becomes the root; every other
 /// component adds its edge. Race-free: only the smaller member of a pair writes (its own entry),
 /// and the value it reads (the larger member's hook) is never written in this step.
+/// Then clears this component's minima and bound for the next round (labels there are < k).
 struct RootAndEmit
 {
   const Index* candidateOfPoint;  ///< [m]
-  WinnerOfComponent winner;
-  Index* hookOfComp;              ///< [k]
+  ComponentArrays comps;
   Index* edgePoints;              ///< [2*(m-1)]: (winner, candidate) pairs, in any order
   std::uint32_t* edgeCount;       ///< [1]
   EMST_HD void operator()(std::size_t index) const
   {
     Index const c = static_cast<Index>(index);
-    Index const t = hookOfComp[c];
-    if (c < t && loadShared(&hookOfComp[t]) == c)
+    Index const t = comps.hookOfComp[c];
+    Index const p = comps.winner(c);
+    if (comps.secondKeyOfComp)
     {
-      storeShared(&hookOfComp[c], c);
+      comps.firstKeyOfComp[c] = kNoKey;
+      comps.secondKeyOfComp[c] = kNoKey;
+      comps.boundOfComp[c] = floatBits(floatInfinity());
+    }
+    if (c < t && loadShared(&comps.hookOfComp[t]) == c)
+    {
+      storeShared(&comps.hookOfComp[c], c);
       return;
     }
-    Index const p = winner(c);
     std::uint32_t const slot = atomicAddU32(edgeCount, 1u);
     edgePoints[2 * slot] = p;
     edgePoints[2 * slot + 1] = candidateOfPoint[p];
@@ -840,123 +1047,50 @@ struct RootAndEmit
 
 /// Union-find by path halving, concurrent: an entry is only ever replaced by one of its
 /// ancestors, so every thread still reaches the same root; no component list is walked.
+/// Each root takes the next dense label; which root gets which label may vary from run to run,
+/// but labels only name components: the tree does not depend on them.
 struct FindRoots
 {
-  Index* hookOfComp;  ///< [k]
-  Index* rootOfComp;  ///< [k]
+  ComponentArrays comps;
+  std::uint32_t* rootCount;  ///< [1], zero on entry
   EMST_HD void operator()(std::size_t index) const
   {
     Index x = static_cast<Index>(index);
     for (;;)
     {
-      Index const parent = loadShared(&hookOfComp[x]);
+      Index const parent = loadShared(&comps.hookOfComp[x]);
       if (parent == x)
       {
         break;
       }
-      Index const grand = loadShared(&hookOfComp[parent]);
+      Index const grand = loadShared(&comps.hookOfComp[parent]);
       if (grand != parent)
       {
-        storeShared(&hookOfComp[x], grand);
+        storeShared(&comps.hookOfComp[x], grand);
       }
       x = grand;
     }
-    rootOfComp[index] = x;
+    comps.rootOfComp[index] = x;
+    if (x == index)
+    {
+      comps.newIdOfComp[index] = atomicAddU32(rootCount, 1u);
+    }
   }
 };
 
-struct IsRoot
-{
-  const Index* rootOfComp;  ///< [k]
-  EMST_HD Index operator()(std::size_t c) const { return rootOfComp[c] == c ? 1u : 0u; }
-};
-
-/// Compact: new dense label of every old component (inclusive scan of the roots, minus one).
+/// Compact: the new dense label of every old component.
 struct NewLabelOfComponent
 {
-  const Index* rootOfComp;     ///< [k]
-  const Index* rankOfComp;     ///< [k] inclusive scan of IsRoot
-  Index* newLabelOfComp;       ///< [k]
+  ComponentArrays comps;
   EMST_HD void operator()(std::size_t c) const
   {
-    newLabelOfComp[c] = rankOfComp[rootOfComp[c]] - 1u;
-  }
-};
-
-struct RelabelPoints
-{
-  PointRecord* recordOfPoint;       ///< [m]
-  const Index* newLabelOfComp;      ///< [k]
-  EMST_HD void operator()(std::size_t p) const
-  {
-    recordOfPoint[p].comp = newLabelOfComp[recordOfPoint[p].comp];
+    comps.newLabelOfComp[c] = comps.newIdOfComp[comps.rootOfComp[c]];
   }
 };
 
 // =============================================================================================
 // Output: edges in input indices with double lengths, in the canonical order (length, i, j).
 // =============================================================================================
-
-template <class T, int Dim>
-struct TreeEdgeKeys
-{
-  InputPoints<T, Dim> input;
-  const Index* edgePoints;    ///< [2*e] distinct-point pairs
-  const Index* inputOfPoint;  ///< [m]
-  std::uint64_t* pairOfEdge;  ///< [e] (i << 32) | j, i < j
-  double* lengthOfEdge;       ///< [e]
-  EMST_HD void operator()(std::size_t e) const
-  {
-    Index a = inputOfPoint[edgePoints[2 * e]];
-    Index b = inputOfPoint[edgePoints[2 * e + 1]];
-    if (a > b)
-    {
-      Index const t = a;
-      a = b;
-      b = t;
-    }
-    pairOfEdge[e] = (static_cast<std::uint64_t>(a) << 32) | b;
-    lengthOfEdge[e] = input.length(a, b);
-  }
-};
-
-/// Copies of identical points: edge (first copy, copy). In double the two may still differ
-/// slightly (double input rounding to the same float): the length is computed, not assumed 0.
-template <class T, int Dim>
-struct CopyEdgeKeys
-{
-  InputPoints<T, Dim> input;
-  const Index* slotOfCopy;       ///< [d] sorted positions of the later copies
-  const Index* headOfSorted;     ///< [v]
-  const Index* pointOfSorted;    ///< [v]
-  std::uint64_t* pairOfEdge;     ///< [d]
-  double* lengthOfEdge;          ///< [d]
-  EMST_HD void operator()(std::size_t e) const
-  {
-    Index const s = slotOfCopy[e];
-    Index a = pointOfSorted[headOfSorted[s]];
-    Index b = pointOfSorted[s];
-    if (a > b)
-    {
-      Index const t = a;
-      a = b;
-      b = t;
-    }
-    pairOfEdge[e] = (static_cast<std::uint64_t>(a) << 32) | b;
-    lengthOfEdge[e] = input.length(a, b);
-  }
-};
-
-struct LengthBitsInOrder
-{
-  const Index* edgeInOrder;       ///< [e]
-  const double* lengthOfEdge;     ///< [e]
-  std::uint64_t* lengthBits;      ///< [e]
-  EMST_HD void operator()(std::size_t k) const
-  {
-    lengthBits[k] = doubleBits(lengthOfEdge[edgeInOrder[k]]);
-  }
-};
 
 /// Output edge layout: the public emst::Edge, mirrored here so that device code need not see
 /// the public header.
@@ -967,18 +1101,123 @@ struct OutputEdge
   double length;
 };
 
+/// Sort key of an output edge: the length's bits (non-negative doubles order like their bit
+/// patterns) and the index pair (i << 32 | j, i < j).
+template <class T, int Dim>
+struct EdgeKey
+{
+  InputPoints<T, Dim> input;
+  EMST_HD void write(Index a, Index b, std::uint64_t* lengthBits, std::uint64_t* pair) const
+  {
+    if (a > b)
+    {
+      Index const t = a;
+      a = b;
+      b = t;
+    }
+    *pair = (static_cast<std::uint64_t>(a) << 32) | b;
+    *lengthBits = doubleBits(input.length(a, b));
+  }
+};
+
+template <class T, int Dim>
+struct TreeEdgeKeys
+{
+  EdgeKey<T, Dim> key;
+  const Index* edgePoints;      ///< [2*e] distinct-point pairs
+  const Index* inputOfPoint;    ///< [m]
+  std::uint64_t* lengthBits;    ///< [e]
+  std::uint64_t* pairOfEdge;    ///< [e]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    key.write(inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]],
+      &lengthBits[e], &pairOfEdge[e]);
+  }
+};
+
+/// Copies of identical points: edge (first copy, copy). In double the two may still differ
+/// slightly (double input rounding to the same float): the length is computed, not assumed 0.
+template <class T, int Dim>
+struct CopyEdgeKeys
+{
+  EdgeKey<T, Dim> key;
+  const Index* slotOfCopy;       ///< [d] sorted positions of the later copies
+  const Index* headOfSorted;     ///< [v]
+  const Index* pointOfSorted;    ///< [v]
+  std::uint64_t* lengthBits;     ///< [d]
+  std::uint64_t* pairOfEdge;     ///< [d]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    Index const s = slotOfCopy[e];
+    key.write(pointOfSorted[headOfSorted[s]], pointOfSorted[s], &lengthBits[e], &pairOfEdge[e]);
+  }
+};
+
+/// After sorting by length only: 1 where an edge has the same length as a neighbour. Only
+/// there can the pair order still be wrong (lattices, copies).
+struct SharesLength
+{
+  const std::uint64_t* lengthBits;  ///< [e], sorted
+  std::size_t count;
+  EMST_HD bool operator()(std::size_t s) const
+  {
+    return (s > 0 && lengthBits[s] == lengthBits[s - 1]) ||
+      (s + 1 < count && lengthBits[s] == lengthBits[s + 1]);
+  }
+};
+
+struct TiedEdge
+{
+  std::uint64_t lengthBits;
+  std::uint64_t pair;
+};
+
+struct TiedEdgeLess
+{
+  EMST_HD bool operator()(const TiedEdge& a, const TiedEdge& b) const
+  {
+    return a.lengthBits != b.lengthBits ? a.lengthBits < b.lengthBits : a.pair < b.pair;
+  }
+};
+
+struct GatherTies
+{
+  const Index* slotOfTie;           ///< [t]
+  const std::uint64_t* lengthBits;  ///< [e]
+  const std::uint64_t* pairOfEdge;  ///< [e]
+  TiedEdge* tie;                    ///< [t]
+  EMST_HD void operator()(std::size_t t) const
+  {
+    tie[t] = TiedEdge{lengthBits[slotOfTie[t]], pairOfEdge[slotOfTie[t]]};
+  }
+};
+
+/// Tied runs keep their positions (length is the major key): the sorted ties go back in place.
+struct ScatterTies
+{
+  const Index* slotOfTie;   ///< [t]
+  const TiedEdge* tie;      ///< [t], sorted
+  std::uint64_t* pairOfEdge;///< [e]
+  EMST_HD void operator()(std::size_t t) const { pairOfEdge[slotOfTie[t]] = tie[t].pair; }
+};
+
 struct WriteEdges
 {
-  const Index* edgeInOrder;         ///< [e]
-  const std::uint64_t* pairOfEdge;  ///< [e]
-  const double* lengthOfEdge;       ///< [e]
+  const std::uint64_t* lengthBits;  ///< [e], canonical order
+  const std::uint64_t* pairOfEdge;  ///< [e], canonical order
   OutputEdge* out;                  ///< [e]
   EMST_HD void operator()(std::size_t k) const
   {
-    Index const e = edgeInOrder[k];
-    out[k].i = static_cast<std::uint32_t>(pairOfEdge[e] >> 32);
-    out[k].j = static_cast<std::uint32_t>(pairOfEdge[e] & 0xFFFFFFFFu);
-    out[k].length = lengthOfEdge[e];
+    out[k].i = static_cast<std::uint32_t>(pairOfEdge[k] >> 32);
+    out[k].j = static_cast<std::uint32_t>(pairOfEdge[k] & 0xFFFFFFFFu);
+    std::uint64_t const bits = lengthBits[k];
+    double length;
+#if defined(__CUDA_ARCH__)
+    length = __longlong_as_double(static_cast<long long>(bits));
+#else
+    std::memcpy(&length, &bits, sizeof length);
+#endif
+    out[k].length = length;
   }
 };
 

@@ -1,0 +1,277 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// The CUDA backend: the engine instantiated over CudaExec, the device probe, the upload of
+// host points and the memory pool's lifetime.
+#include "Backends.h"
+#include "CudaExec.cuh"
+#include "Engine.h"
+
+#include <thrust/system/system_error.h>
+
+#include <map>
+#include <mutex>
+#include <new>
+
+namespace emst
+{
+namespace detail
+{
+
+namespace
+{
+
+struct ProbeResult
+{
+  bool usable = false;
+  std::string reason;
+  std::string name;
+};
+
+ProbeResult probe(int device)
+{
+  ProbeResult r;
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess)
+  {
+    (void)cudaGetLastError();
+    r.reason = cudaGetErrorString(status);
+    return r;
+  }
+  if (count == 0)
+  {
+    r.reason = "no CUDA device";
+    return r;
+  }
+  if (device < 0 || device >= count)
+  {
+    r.reason = "CUDA device " + std::to_string(device) + " does not exist (" +
+      std::to_string(count) + " device(s))";
+    return r;
+  }
+  cudaDeviceProp prop{};
+  status = cudaGetDeviceProperties(&prop, device);
+  if (status != cudaSuccess)
+  {
+    (void)cudaGetLastError();
+    r.reason = cudaGetErrorString(status);
+    return r;
+  }
+  if (prop.major * 10 + prop.minor < 75)
+  {
+    r.reason = std::string(prop.name) + " has compute capability " + std::to_string(prop.major) +
+      "." + std::to_string(prop.minor) + "; 7.5 or newer is needed";
+    return r;
+  }
+  // Create the context now, so that a broken driver shows here and not in the middle of a run.
+  int previous = 0;
+  cudaGetDevice(&previous);
+  status = cudaSetDevice(device);
+  if (status == cudaSuccess)
+  {
+    status = cudaFree(nullptr);
+  }
+  cudaSetDevice(previous);
+  if (status != cudaSuccess)
+  {
+    (void)cudaGetLastError();
+    r.reason = cudaGetErrorString(status);
+    return r;
+  }
+  r.usable = true;
+  r.name = std::string(prop.name) + " (sm_" + std::to_string(prop.major) +
+    std::to_string(prop.minor) + ")";
+  return r;
+}
+
+const ProbeResult& cachedProbe(int device)
+{
+  static std::mutex mutex;
+  static std::map<int, ProbeResult> results;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = results.find(device);
+  if (found == results.end())
+  {
+    found = results.emplace(device, probe(device)).first;
+  }
+  return found->second;
+}
+
+/// Restores the caller's current device, destroys the stream and hands pool memory back to the
+/// driver unless the caller asked to keep it (repeated calls, benchmarks).
+class DeviceSession
+{
+public:
+  DeviceSession(int device, bool keepMemory)
+    : KeepMemory(keepMemory)
+  {
+    EMST_CUDA_CHECK(cudaGetDevice(&this->Previous));
+    EMST_CUDA_CHECK(cudaSetDevice(device));
+    EMST_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&this->Pool, device));
+    // Keep freed blocks in the pool during the run: the rounds allocate and free every time.
+    std::uint64_t threshold = ~std::uint64_t(0);
+    EMST_CUDA_CHECK(
+      cudaMemPoolSetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    EMST_CUDA_CHECK(cudaStreamCreateWithFlags(&this->Stream, cudaStreamNonBlocking));
+  }
+  ~DeviceSession()
+  {
+    if (this->Stream)
+    {
+      cudaStreamSynchronize(this->Stream);
+      cudaStreamDestroy(this->Stream);
+    }
+    if (!this->KeepMemory && this->Pool)
+    {
+      cudaMemPoolTrimTo(this->Pool, 0);
+    }
+    (void)cudaGetLastError();
+    cudaSetDevice(this->Previous);
+  }
+  DeviceSession(const DeviceSession&) = delete;
+  DeviceSession& operator=(const DeviceSession&) = delete;
+
+  cudaStream_t stream() const { return this->Stream; }
+
+  /// Bytes the run may still take: free device memory plus what the pool holds unused.
+  std::size_t available() const
+  {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    EMST_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    std::uint64_t reserved = 0, used = 0;
+    EMST_CUDA_CHECK(
+      cudaMemPoolGetAttribute(this->Pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    EMST_CUDA_CHECK(cudaMemPoolGetAttribute(this->Pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    return freeBytes + static_cast<std::size_t>(reserved - used);
+  }
+
+private:
+  bool KeepMemory;
+  int Previous = 0;
+  cudaMemPool_t Pool = nullptr;
+  cudaStream_t Stream = nullptr;
+};
+
+/// A device copy of host points, or the caller's device pointer itself.
+class DeviceInput
+{
+public:
+  DeviceInput(CudaExec& exec, const PointCloudView& points, double& uploadMs)
+    : Exec(exec)
+    , View(points)
+  {
+    std::size_t const stride = points.stride ? points.stride : points.dimension;
+    std::size_t const scalar = points.scalarType == ScalarType::Float64 ? 8 : 4;
+    if (points.memory == MemorySpace::Device || points.count == 0)
+    {
+      return;
+    }
+    // The last point needs only `dimension` scalars, not a whole stride.
+    this->Bytes = ((points.count - 1) * stride + points.dimension) * scalar;
+    cudaEvent_t start, stop;
+    EMST_CUDA_CHECK(cudaEventCreate(&start));
+    EMST_CUDA_CHECK(cudaEventCreate(&stop));
+    this->Data = exec.allocate(this->Bytes);
+    EMST_CUDA_CHECK(cudaEventRecord(start, exec.stream()));
+    EMST_CUDA_CHECK(cudaMemcpyAsync(
+      this->Data, points.data, this->Bytes, cudaMemcpyHostToDevice, exec.stream()));
+    EMST_CUDA_CHECK(cudaEventRecord(stop, exec.stream()));
+    EMST_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    EMST_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    uploadMs = ms;
+    this->View.data = this->Data;
+    this->View.memory = MemorySpace::Device;
+  }
+  ~DeviceInput() { this->Exec.deallocate(this->Data, this->Bytes); }
+  const PointCloudView& view() const { return this->View; }
+  std::size_t bytes() const { return this->Bytes; }
+
+private:
+  CudaExec& Exec;
+  PointCloudView View;
+  void* Data = nullptr;
+  std::size_t Bytes = 0;
+};
+
+} // namespace
+
+bool probeCuda(int device, std::string* reason)
+{
+  const ProbeResult& r = cachedProbe(device);
+  if (!r.usable && reason)
+  {
+    *reason = r.reason;
+  }
+  return r.usable;
+}
+
+Result runCuda(const PointCloudView& points, const Options& options)
+{
+  const ProbeResult& device = cachedProbe(options.cudaDevice);
+  if (!device.usable)
+  {
+    throw Error(ErrorCode::DeviceUnavailable, "CUDA backend unavailable: " + device.reason);
+  }
+  try
+  {
+    DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
+    // Refuse up front what cannot fit (about 80 bytes per point at the peak, plus the upload),
+    // rather than failing half-way: Auto then runs on the CPU at once.
+    std::size_t const scalar = points.scalarType == ScalarType::Float64 ? 8 : 4;
+    std::size_t const upload =
+      points.memory == MemorySpace::Host ? points.count * points.dimension * scalar : 0;
+    std::size_t const needed = points.count * 80 + upload + (16u << 20);
+    std::size_t const available = session.available();
+    if (needed > available)
+    {
+      throw Error(ErrorCode::OutOfMemory,
+        "the GPU has too little free memory: about " + std::to_string(needed >> 20) +
+          " MiB needed, " + std::to_string(available >> 20) + " MiB free");
+    }
+
+    Result result;
+    result.stats.backend = Backend::Cuda;
+    result.stats.deviceName = device.name;
+    CudaExec exec(session.stream());
+    std::size_t inputBytes = 0;
+    {
+      DeviceInput input(exec, points, result.stats.uploadMilliseconds);
+      inputBytes = input.bytes();
+      if (points.dimension == 2)
+      {
+        Engine<CudaExec, 2>(exec, options).run(input.view(), result);
+      }
+      else
+      {
+        Engine<CudaExec, 3>(exec, options).run(input.view(), result);
+      }
+    }
+    result.stats.phases = exec.phases();
+    for (const PhaseTime& phase : result.stats.phases)
+    {
+      result.stats.computeMilliseconds += phase.milliseconds;
+    }
+    result.stats.downloadMilliseconds = exec.downloadMilliseconds();
+    result.stats.peakBackendBytes = exec.peakBytes() - inputBytes; // the input is not ours
+    EMST_CUDA_CHECK(cudaStreamSynchronize(session.stream()));
+    return result;
+  }
+  catch (const thrust::system_error& error)
+  {
+    (void)cudaGetLastError();
+    throw Error(ErrorCode::DeviceError, std::string("CUDA error in a Thrust algorithm: ") +
+        error.what());
+  }
+  catch (const std::bad_alloc&)
+  {
+    (void)cudaGetLastError();
+    throw Error(ErrorCode::OutOfMemory, "the GPU ran out of memory in a Thrust algorithm");
+  }
+}
+
+} // namespace detail
+} // namespace emst

@@ -1,0 +1,266 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// CUDA backend of the engine: the per-index functors run as kernels on one stream, the library
+// algorithms through Thrust's CUDA system (CUB underneath), all memory from the device's
+// stream-ordered pool. Every CUDA call and every launch is checked.
+#pragma once
+
+#include "Common.h"
+#include "emst/Emst.h"
+
+#include <thrust/system/cuda/execution_policy.h>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace emst
+{
+namespace detail
+{
+
+[[noreturn]] inline void throwCudaError(cudaError_t error, const char* call, const char* file,
+  int line)
+{
+  (void)cudaGetLastError(); // clear a non-sticky error so that clean-up can proceed
+  ErrorCode const code =
+    error == cudaErrorMemoryAllocation ? ErrorCode::OutOfMemory : ErrorCode::DeviceError;
+  throw Error(code, std::string("CUDA error ") + cudaGetErrorName(error) + " (" +
+      cudaGetErrorString(error) + ") in " + call + " at " + file + ":" + std::to_string(line));
+}
+
+#define EMST_CUDA_CHECK(call)                                                                    \
+  do                                                                                             \
+  {                                                                                              \
+    cudaError_t const emstCudaStatus = (call);                                                   \
+    if (emstCudaStatus != cudaSuccess)                                                           \
+    {                                                                                            \
+      ::emst::detail::throwCudaError(emstCudaStatus, #call, __FILE__, __LINE__);                 \
+    }                                                                                            \
+  } while (0)
+
+template <class F>
+__global__ void forEachKernel(std::size_t n, F f)
+{
+  std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n)
+  {
+    f(i);
+  }
+}
+
+constexpr int kSearchBlock = 128;
+
+template <class F>
+__global__ void __launch_bounds__(kSearchBlock) searchKernel(std::size_t n, F f)
+{
+  std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n)
+  {
+    f(i);
+  }
+}
+
+template <class T>
+struct FillValue
+{
+  T* data;
+  T value;
+  __device__ void operator()(std::size_t i) const { data[i] = value; }
+};
+
+class CudaExec
+{
+public:
+  /// Thrust's temporary storage comes from the same pool, on the same stream.
+  struct ThrustAllocator
+  {
+    using value_type = char;
+    CudaExec* exec;
+    char* allocate(std::ptrdiff_t bytes)
+    {
+      return static_cast<char*>(exec->allocate(static_cast<std::size_t>(bytes)));
+    }
+    void deallocate(char* p, std::size_t bytes) { exec->deallocate(p, bytes); }
+  };
+
+  explicit CudaExec(cudaStream_t stream)
+    : Stream(stream)
+    , Sync(std::getenv("EMST_CUDA_SYNC") != nullptr)
+  {
+  }
+  ~CudaExec()
+  {
+    for (cudaEvent_t event : this->Events)
+    {
+      cudaEventDestroy(event);
+    }
+  }
+  CudaExec(const CudaExec&) = delete;
+  CudaExec& operator=(const CudaExec&) = delete;
+
+  cudaStream_t stream() const { return this->Stream; }
+
+  auto policy() { return thrust::cuda::par_nosync(ThrustAllocator{this}).on(this->Stream); }
+
+  template <class F>
+  void forEach(std::size_t n, const F& f)
+  {
+    constexpr unsigned kBlock = 256;
+    if (n == 0)
+    {
+      return;
+    }
+    unsigned const blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
+    forEachKernel<<<blocks, kBlock, 0, this->Stream>>>(n, f);
+    this->checkLaunch("forEachKernel");
+  }
+
+  template <class F>
+  void forEachSearch(std::size_t n, const F& f)
+  {
+    if (n == 0)
+    {
+      return;
+    }
+    unsigned const blocks = static_cast<unsigned>((n + kSearchBlock - 1) / kSearchBlock);
+    searchKernel<<<blocks, kSearchBlock, 0, this->Stream>>>(n, f);
+    this->checkLaunch("searchKernel");
+  }
+
+  void* allocate(std::size_t bytes)
+  {
+    if (bytes == 0)
+    {
+      return nullptr;
+    }
+    void* p = nullptr;
+    cudaError_t const status = cudaMallocAsync(&p, bytes, this->Stream);
+    if (status != cudaSuccess)
+    {
+      (void)cudaGetLastError();
+      if (status == cudaErrorMemoryAllocation)
+      {
+        throw Error(ErrorCode::OutOfMemory,
+          "the GPU has too little free memory: " + std::to_string(bytes >> 20) +
+            " MiB more were needed with " + std::to_string(this->Current >> 20) +
+            " MiB already in use");
+      }
+      throwCudaError(status, "cudaMallocAsync", __FILE__, __LINE__);
+    }
+    this->Current += bytes;
+    this->Peak = this->Current > this->Peak ? this->Current : this->Peak;
+    return p;
+  }
+  void deallocate(void* p, std::size_t bytes) noexcept
+  {
+    if (p)
+    {
+      cudaFreeAsync(p, this->Stream); // in a destructor: an error here is reported elsewhere
+      this->Current -= bytes;
+    }
+  }
+  std::size_t peakBytes() const { return this->Peak; }
+
+  template <class T>
+  void fill(T* p, std::size_t n, T value)
+  {
+    this->forEach(n, FillValue<T>{p, value});
+  }
+  template <class T>
+  T read(const T* p)
+  {
+    T value;
+    EMST_CUDA_CHECK(cudaMemcpyAsync(&value, p, sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
+    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+    return value;
+  }
+  /// The result's download, timed apart from the compute.
+  template <class T>
+  void copyToHost(T* dst, const T* src, std::size_t n)
+  {
+    cudaEvent_t const start = this->newEvent();
+    if (n)
+    {
+      EMST_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
+    }
+    cudaEvent_t const stop = this->newEvent();
+    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+    float ms = 0.0f;
+    EMST_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    this->DownloadMs += ms;
+  }
+  double downloadMilliseconds() const { return this->DownloadMs; }
+
+  /// Phases are delimited by events on the stream: no synchronisation until they are read.
+  void beginPhase(const std::string& name)
+  {
+    this->endCompute();
+    this->PhaseNames.push_back(name);
+    this->PhaseStart.push_back(this->newEvent());
+    this->Open = true;
+  }
+  void endCompute()
+  {
+    if (this->Open)
+    {
+      this->PhaseStop.push_back(this->newEvent());
+      this->Open = false;
+    }
+  }
+  std::vector<PhaseTime> phases()
+  {
+    this->endCompute();
+    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+    std::vector<PhaseTime> result;
+    for (std::size_t k = 0; k < this->PhaseStop.size(); ++k)
+    {
+      float ms = 0.0f;
+      EMST_CUDA_CHECK(cudaEventElapsedTime(&ms, this->PhaseStart[k], this->PhaseStop[k]));
+      result.push_back(PhaseTime{this->PhaseNames[k], ms});
+    }
+    return result;
+  }
+
+private:
+  void checkLaunch(const char* what)
+  {
+    EMST_CUDA_CHECK(cudaGetLastError());
+    if (this->Sync) // EMST_CUDA_SYNC=1: find an asynchronous fault at the launch that caused it
+    {
+      cudaError_t const status = cudaStreamSynchronize(this->Stream);
+      if (status != cudaSuccess)
+      {
+        throwCudaError(status, what, __FILE__, __LINE__);
+      }
+    }
+  }
+  cudaEvent_t newEvent()
+  {
+    cudaEvent_t event;
+    EMST_CUDA_CHECK(cudaEventCreate(&event));
+    this->Events.push_back(event);
+    EMST_CUDA_CHECK(cudaEventRecord(event, this->Stream));
+    return event;
+  }
+
+  cudaStream_t Stream;
+  bool Sync;
+  std::size_t Current = 0;
+  std::size_t Peak = 0;
+  double DownloadMs = 0.0;
+  std::vector<std::string> PhaseNames;
+  std::vector<cudaEvent_t> PhaseStart;
+  std::vector<cudaEvent_t> PhaseStop;
+  std::vector<cudaEvent_t> Events;
+  bool Open = false;
+};
+
+} // namespace detail
+} // namespace emst
