@@ -297,6 +297,70 @@ TEST_P(Engine, FaceCentredCubic)
   }
 }
 
+TEST_P(Engine, DiagonalLattices)
+{
+  // Nearest neighbours exactly along the diagonals, where direction cones meet: body-centred
+  // cubic (8 neighbours along (+-1,+-1,+-1) at sqrt(3)), the 2D checkerboard (4 along (+-1,+-1)),
+  // and a triangular lattice (6 neighbours 60 degrees apart; inexact in binary, so the float32
+  // keys decide, exactly as the contract reference does).
+  std::vector<Point> bcc, checkerboard, triangular;
+  for (int z = 0; z <= 20; ++z)
+  {
+    for (int y = 0; y <= 20; ++y)
+    {
+      for (int x = 0; x <= 20; ++x)
+      {
+        if (x % 2 == y % 2 && y % 2 == z % 2)
+        {
+          bcc.push_back(Point{ double(x), double(y), double(z) });
+        }
+      }
+    }
+  }
+  for (int y = 0; y < 80; ++y)
+  {
+    for (int x = 0; x < 80; ++x)
+    {
+      if ((x + y) % 2 == 0)
+      {
+        checkerboard.push_back(Point{ double(x), double(y), 0.0 });
+      }
+    }
+  }
+  for (int j = 0; j < 60; ++j)
+  {
+    for (int i = 0; i < 60; ++i)
+    {
+      triangular.push_back(Point{ i + 0.5 * j, j * std::sqrt(0.75), 0.0 });
+    }
+  }
+  const double sqrt3 = std::sqrt(3.0);
+  const double sqrt2 = std::sqrt(2.0);
+  struct Case
+  {
+    Cloud cloud;
+    double edgeLength; // every MST edge, or 0 when not all equal
+  };
+  const Case cases[] = {
+    { makeCloud("BCC lattice in [0,20]^3, ordered", 3, F32, bcc), sqrt3 },
+    { makeCloud("BCC lattice in [0,20]^3, shuffled", 3, F64, permuted(bcc, 131)), sqrt3 },
+    { makeCloud("2D checkerboard 80x80, shuffled", 2, F32, permuted(checkerboard, 137)), sqrt2 },
+    { makeCloud("2D checkerboard in 3D (z = 0), ordered", 3, F64, checkerboard), sqrt2 },
+    { makeCloud("triangular lattice 60x60, shuffled", 2, F64, permuted(triangular, 139)), 0.0 },
+    { makeCloud("triangular lattice 60x60, ordered", 2, F32, triangular), 0.0 },
+  };
+  for (const Case& c : cases)
+  {
+    const auto result = runEngine(c.cloud, this->options());
+    ASSERT_TRUE(result);
+    checkAgainstReferences(c.cloud, *result, this->backend());
+    if (c.edgeLength > 0.0)
+    {
+      expectAllLengths(*result, c.edgeLength, c.cloud.label);
+    }
+  }
+}
+
 TEST_P(Engine, SmallLattices)
 {
   for (const Cloud& cloud :
@@ -408,6 +472,26 @@ TEST_P(Engine, RepeatedPointsShuffled)
       checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
       expectDuplicatesJoinedToSmallestIndex(cloud, *result);
     }
+  }
+}
+
+TEST_P(Engine, TwoGroupsOfCopies)
+{
+  // 1000 copies of A and 1000 of B, interleaved at random: 1998 zero-length edges to each group's
+  // smallest index and one A-B edge, which the order (d2, min, max) makes unique.
+  Rng rng(149);
+  std::vector<Point> points(1000, Point{ 0.25, 0.5, -1.0 });
+  points.insert(points.end(), 1000, Point{ 3.25, -0.5, 2.0 });
+  rng.shuffle(points);
+  for (int dim : { 2, 3 })
+  {
+    const Cloud cloud = makeCloud("two groups of 1000 copies, shuffled", dim, F32, points);
+    const auto result = runEngine(cloud, this->options());
+    ASSERT_TRUE(result);
+    CheckOptions checkOptions;
+    checkOptions.expectedDuplicates = 1998;
+    checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
+    expectDuplicatesJoinedToSmallestIndex(cloud, *result);
   }
 }
 
@@ -841,7 +925,11 @@ TEST_P(Engine, TooManyPointsRejected)
 {
   // count must stay below 2^32 - 1. The view points at a tiny buffer: an engine that does not
   // check first would read far past it, so run it in a child process.
+#ifdef GTEST_FLAG_SET
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+#else
   testing::FLAGS_gtest_death_test_style = "threadsafe";
+#endif
   const emst::Backend backend = this->backend();
   for (std::size_t count : { std::size_t(0xFFFFFFFFu), std::size_t(1) << 33 })
   {

@@ -6,7 +6,11 @@ int main(int argc, char** argv)
 {
   // Death tests re-run the binary instead of forking a process that may hold OpenMP threads or
   // a CUDA context.
+#ifdef GTEST_FLAG_SET
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+#else
   testing::FLAGS_gtest_death_test_style = "threadsafe";
+#endif
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
