@@ -28,13 +28,15 @@ jobs=${EMST_JOBS:-$(nproc)}
 
 # ---- packages ------------------------------------------------------------------------------
 # ParaView 5.11 (its SDK, Python and GUI), what its CMake package needs for the components the
-# plugin uses, Xvfb to render without a screen, OpenMPI's launcher, and the engine's build and
-# test dependencies (Thrust for the CPU backend when there is no CUDA toolkit, GoogleTest).
+# plugin uses, Qt Help and xmlpatterns (the plugin's help page), Xvfb to render without a screen,
+# OpenMPI's launcher, and the engine's build and test dependencies (Thrust for the CPU backend
+# when there is no CUDA toolkit, GoogleTest).
 packages=(
   build-essential cmake
   paraview paraview-dev python3-paraview
   libopenmpi-dev openmpi-bin libdouble-conversion-dev liblz4-dev liblzma-dev zlib1g-dev
   libexpat1-dev libutfcpp-dev
+  qtbase5-dev qttools5-dev qttools5-dev-tools qtxmlpatterns5-dev-tools
   xvfb xauth
   libthrust-dev libgtest-dev
 )
