@@ -36,7 +36,7 @@ const char* const HelpText =
   "--threads N      CPU backend threads (0 = the OpenMP default).\n"
   "--edges OUT.txt  write the edges, one \"i j length\" line each (17 significant digits),\n"
   "                 ordered by (length, i, j).\n"
-  "--quiet          print the summary line only (no details, no engine messages).\n"
+  "--quiet          print the summary line only (engine messages still go to stderr).\n"
   "-h, --help       this text.\n"
   "\n"
   "Output (stdout):\n"
@@ -182,12 +182,10 @@ int run(const CommandLine& cl)
   const auto stop = std::chrono::steady_clock::now();
   const double wallMilliseconds = std::chrono::duration<double, std::milli>(stop - start).count();
 
-  if (!cl.quiet)
+  // Engine messages (left-out points, CPU fallback, ...) go to stderr even with --quiet.
+  for (const std::string& message : result.messages)
   {
-    for (const std::string& message : result.messages)
-    {
-      std::fprintf(stderr, "emst: %s\n", message.c_str());
-    }
+    std::fprintf(stderr, "emst: %s\n", message.c_str());
   }
 
   const emst::Stats& s = result.stats;
