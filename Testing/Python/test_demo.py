@@ -22,7 +22,7 @@ os.makedirs(args.work_dir, exist_ok=True)
 for name in os.listdir(args.work_dir):
     os.unlink(os.path.join(args.work_dir, name))
 
-command = [args.xvfb_run, "-a", args.pvpython, args.demo, "--plugin", args.plugin,
+command = [args.display_wrapper, args.pvpython, args.demo, "--plugin", args.plugin,
            "--input", args.sample, "--output-dir", args.work_dir]
 child = subprocess.run(command, capture_output=True, text=True, timeout=300)
 print(child.stdout + child.stderr)
