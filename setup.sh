@@ -27,13 +27,14 @@ build=${EMST_BUILD_DIR:-$root/build}
 jobs=${EMST_JOBS:-$(nproc)}
 
 # ---- packages ------------------------------------------------------------------------------
-# ParaView 5.11 (its SDK, Python and GUI), what its CMake package needs for the components the
+# ParaView 5.11 (its SDK, Python with numpy, GUI, and Mesa's software OpenGL for rendering
+# without a GPU), what its CMake package needs for the components the
 # plugin uses, Qt Help and xmlpatterns (the plugin's help page), Xvfb to render without a screen,
 # OpenMPI's launcher, and the engine's build and test dependencies (Thrust for the CPU backend
 # when there is no CUDA toolkit, GoogleTest).
 packages=(
   build-essential cmake
-  paraview paraview-dev python3-paraview
+  paraview paraview-dev python3-paraview python3-numpy libgl1-mesa-dri
   libopenmpi-dev openmpi-bin libdouble-conversion-dev liblz4-dev liblzma-dev zlib1g-dev
   libexpat1-dev libutfcpp-dev
   qtbase5-dev qttools5-dev qttools5-dev-tools qtxmlpatterns5-dev-tools
@@ -54,8 +55,18 @@ if [ "${#missing[@]}" -gt 0 ] && [ "${EMST_SKIP_APT:-0}" != 1 ]; then
   fi
   echo "== installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get update -q
-  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
+  # A mirror can fail now and then: try three times.
+  for attempt in 1 2 3; do
+    if "${sudo[@]}" apt-get update -q &&
+      "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"; then
+      break
+    fi
+    if [ "$attempt" = 3 ]; then
+      echo "apt-get failed three times" >&2
+      exit 1
+    fi
+    sleep 10
+  done
 else
   echo "== packages: all installed"
 fi
