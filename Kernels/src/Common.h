@@ -12,11 +12,9 @@
 #if defined(__CUDACC__)
 #define EMST_HD __host__ __device__
 #define EMST_FORCEINLINE __forceinline__
-#define EMST_UNROLL _Pragma("unroll")
 #else
 #define EMST_HD
 #define EMST_FORCEINLINE inline __attribute__((always_inline))
-#define EMST_UNROLL _Pragma("GCC unroll 16")
 #endif
 
 namespace emst
@@ -195,6 +193,32 @@ EMST_HD EMST_FORCEINLINE void storeShared(T* address, T value)
   *static_cast<volatile T*>(address) = value;
 #else
   __atomic_store(address, &value, __ATOMIC_RELAXED);
+#endif
+}
+
+// ---- Search groups ----------------------------------------------------------------------------
+// The search runs in groups of lanes that walk the tree together: the 32 threads of a warp on the
+// device (decisions by vote, so every node and point load is one broadcast), a single thread on
+// the host (where the votes are the lane's own decisions). Every lane of a warp must reach each
+// vote: the search kernel launches whole warps and the functor keeps out-of-range lanes idle.
+
+/// True when any lane of the group says true.
+EMST_HD EMST_FORCEINLINE bool groupAny(bool x)
+{
+#if defined(__CUDA_ARCH__)
+  return __any_sync(0xFFFFFFFFu, x);
+#else
+  return x;
+#endif
+}
+
+/// Number of lanes of the group that say true.
+EMST_HD EMST_FORCEINLINE int groupCount(bool x)
+{
+#if defined(__CUDA_ARCH__)
+  return __popc(__ballot_sync(0xFFFFFFFFu, x));
+#else
+  return x ? 1 : 0;
 #endif
 }
 

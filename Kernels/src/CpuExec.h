@@ -48,11 +48,36 @@ public:
     }
   }
 
-  /// Searches vary in cost from point to point: balance them dynamically, in chunks that keep
-  /// neighbouring (Morton-ordered) points on one thread.
+  /// f(c) for every component c < *components of a round, unless one component is left
+  /// (the count is computed by an earlier step; on other backends, on the device).
   template <class F>
-  void forEachSearch(std::size_t n, const F& f)
+  void forEachComponent(std::size_t, const std::uint32_t* components, const F& f)
   {
+    if (*components > 1)
+    {
+      this->forEach(*components, f);
+    }
+  }
+
+  /// f(i) for i < n, unless the round has nothing left to do (*components <= 1).
+  template <class F>
+  void forEachUnlessDone(std::size_t n, const std::uint32_t* components, const F& f)
+  {
+    if (*components > 1)
+    {
+      this->forEach(n, f);
+    }
+  }
+
+  /// The searches: groups of one lane here. They vary in cost from point to point: balance
+  /// them dynamically, in chunks that keep neighbouring (Morton-ordered) points on one thread.
+  template <class F>
+  void forEachGroup(std::size_t n, const std::uint32_t* components, const F& f)
+  {
+    if (*components <= 1)
+    {
+      return;
+    }
     std::int64_t const count = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(dynamic, 512) num_threads(Threads)
     for (std::int64_t i = 0; i < count; ++i)
@@ -96,6 +121,11 @@ public:
   T read(const T* p)
   {
     return *p;
+  }
+  template <class T>
+  void copyToHostUntimed(T* dst, const T* src, std::size_t n)
+  {
+    this->copyToHost(dst, src, n);
   }
   template <class T>
   void copyToHost(T* dst, const T* src, std::size_t n)

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -54,16 +55,52 @@ __global__ void forEachKernel(std::size_t n, F f)
   }
 }
 
-constexpr int kSearchBlock = 128;
-
+/// f(c) for every component c < *components of a round, unless one component is left; the
+/// count is computed on the device by an earlier launch.
 template <class F>
-__global__ void __launch_bounds__(kSearchBlock) searchKernel(std::size_t n, F f)
+__global__ void componentKernel(const std::uint32_t* components, F f)
 {
+  std::size_t const n = *components;
+  if (n <= 1)
+  {
+    return;
+  }
+  std::size_t const stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+  {
+    f(i);
+  }
+}
+
+/// f(i) for i < n, unless the round has nothing left to do (*components <= 1).
+template <class F>
+__global__ void unlessDoneKernel(std::size_t n, const std::uint32_t* components, F f)
+{
+  if (*components <= 1)
+  {
+    return;
+  }
   std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n)
   {
     f(i);
   }
+}
+
+constexpr int kSearchBlock = 128;
+
+/// The searches: every lane of every launched warp calls f, also past n (the functor keeps
+/// those lanes idle), because the group votes need whole warps.
+template <class F>
+__global__ void __launch_bounds__(kSearchBlock)
+  groupKernel(const std::uint32_t* components, F f)
+{
+  if (*components <= 1)
+  {
+    return;
+  }
+  f(static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x);
 }
 
 template <class T>
@@ -93,6 +130,12 @@ public:
     : Stream(stream)
     , Sync(std::getenv("EMST_CUDA_SYNC") != nullptr)
   {
+    int device = 0;
+    int multiprocessors = 0;
+    EMST_CUDA_CHECK(cudaGetDevice(&device));
+    EMST_CUDA_CHECK(
+      cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    this->MaxBlocks = static_cast<std::size_t>(multiprocessors) * 8; // a full resident wave
   }
   ~CudaExec()
   {
@@ -122,15 +165,42 @@ public:
   }
 
   template <class F>
-  void forEachSearch(std::size_t n, const F& f)
+  void forEachComponent(std::size_t maxCount, const std::uint32_t* components, const F& f)
+  {
+    constexpr unsigned kBlock = 256;
+    if (maxCount == 0)
+    {
+      return;
+    }
+    std::size_t const wanted = (maxCount + kBlock - 1) / kBlock;
+    unsigned const blocks = static_cast<unsigned>(std::min<std::size_t>(wanted, this->MaxBlocks));
+    componentKernel<<<blocks, kBlock, 0, this->Stream>>>(components, f);
+    this->checkLaunch("componentKernel");
+  }
+
+  template <class F>
+  void forEachUnlessDone(std::size_t n, const std::uint32_t* components, const F& f)
+  {
+    constexpr unsigned kBlock = 256;
+    if (n == 0)
+    {
+      return;
+    }
+    unsigned const blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
+    unlessDoneKernel<<<blocks, kBlock, 0, this->Stream>>>(n, components, f);
+    this->checkLaunch("unlessDoneKernel");
+  }
+
+  template <class F>
+  void forEachGroup(std::size_t n, const std::uint32_t* components, const F& f)
   {
     if (n == 0)
     {
       return;
     }
     unsigned const blocks = static_cast<unsigned>((n + kSearchBlock - 1) / kSearchBlock);
-    searchKernel<<<blocks, kSearchBlock, 0, this->Stream>>>(n, f);
-    this->checkLaunch("searchKernel");
+    groupKernel<<<blocks, kSearchBlock, 0, this->Stream>>>(components, f);
+    this->checkLaunch("groupKernel");
   }
 
   void* allocate(std::size_t bytes)
@@ -179,6 +249,13 @@ public:
     EMST_CUDA_CHECK(cudaMemcpyAsync(&value, p, sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
     EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
     return value;
+  }
+  template <class T>
+  void copyToHostUntimed(T* dst, const T* src, std::size_t n)
+  {
+    EMST_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
+    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
   }
   /// The result's download, timed apart from the compute.
   template <class T>
@@ -252,6 +329,7 @@ private:
 
   cudaStream_t Stream;
   bool Sync;
+  std::size_t MaxBlocks = 1024;
   std::size_t Current = 0;
   std::size_t Peak = 0;
   double DownloadMs = 0.0;

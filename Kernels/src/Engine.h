@@ -32,6 +32,7 @@
 #include <thrust/sort.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -101,8 +102,8 @@ private:
   T* Data;
 };
 
-/// Tuning knobs, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY (points
-/// per cell at most, default 16) and EMST_SEARCH (point, packet4, packet8).
+/// Tuning knob, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY (points
+/// per cell at most, default 16).
 inline int leafCapacity()
 {
   static int const capacity = []
@@ -112,17 +113,6 @@ inline int leafCapacity()
     return value >= 2 && value <= 256 ? value : 16;
   }();
   return capacity;
-}
-
-inline int searchPacket()
-{
-  static int const packet = []
-  {
-    const char* text = std::getenv("EMST_SEARCH");
-    std::string const mode = text ? text : "";
-    return mode == "packet4" ? 4 : mode == "packet8" ? 8 : mode == "point" ? 1 : 1;
-  }();
-  return packet;
 }
 
 template <class Exec, int Dim>
@@ -203,28 +193,36 @@ private:
       thrust::copy_if(policy, Counting(0), Counting(n), pointOfSorted.data(),
         IsFinitePoint<T, Dim>{input});
     }
-    double lo[3] = {box.lo[0], box.lo[1], box.lo[2]};
-    float extent = 0.0f;
+    Frame frame{{box.lo[0], box.lo[1], box.lo[2]}, 1.0};
+    double extent = 0.0;
     for (int a = 0; a < Dim; ++a)
     {
-      float const e = static_cast<float>(box.hi[a] - box.lo[a]);
-      extent = e > extent ? e : extent;
+      extent = std::max(extent, box.hi[a] - box.lo[a]);
     }
-    Quantizer<Dim> quantizer{extent > 0.0f
-        ? static_cast<float>(static_cast<double>(1u << MortonTraits<Dim>::kBitsPerAxis) / extent)
-        : 0.0f};
-    if (!(std::isfinite(extent) && std::isfinite(quantizer.scale)))
+    if (!std::isfinite(extent))
     {
-      throw Error(ErrorCode::InvalidInput,
-        "the coordinate range exceeds single precision (extent " + std::to_string(extent) + ")");
+      throw Error(ErrorCode::InvalidInput, "the coordinate range overflows double precision");
     }
+    if (extent > 0.0)
+    {
+      frame.scale = std::ldexp(1.0, kFrameExponent - std::ilogb(extent));
+    }
+    float scaledExtent = 0.0f;
+    for (int a = 0; a < Dim; ++a)
+    {
+      scaledExtent =
+        std::max(scaledExtent, static_cast<float>((box.hi[a] - box.lo[a]) * frame.scale));
+    }
+    Quantizer<Dim> const quantizer{scaledExtent > 0.0f
+        ? static_cast<float>(
+            static_cast<double>(1u << MortonTraits<Dim>::kBitsPerAxis) / scaledExtent)
+        : 0.0f};
 
     // ---- Morton order ---------------------------------------------------------------------------
     this->progress(0.05, "sort");
     Buf<std::uint64_t> codeOfSorted(this->X, v);
     this->X.forEach(v,
-      ComputeCodes<T, Dim>{input, pointOfSorted.data(), codeOfSorted.data(),
-        {lo[0], lo[1], lo[2]}, quantizer});
+      ComputeCodes<T, Dim>{input, pointOfSorted.data(), codeOfSorted.data(), frame, quantizer});
     // Stable: within equal codes the input indices stay increasing.
     thrust::stable_sort_by_key(policy, codeOfSorted.data(), codeOfSorted.end(),
       pointOfSorted.data());
@@ -239,7 +237,7 @@ private:
       Counting(v), SharesCode{codeOfSorted.data(), v}));
     if (sharing > 0)
     {
-      this->groupCopies(input, lo, codeOfSorted, pointOfSorted, sharing, lengthBitsOfCopy,
+      this->groupCopies(input, frame, codeOfSorted, pointOfSorted, sharing, lengthBitsOfCopy,
         pairOfCopy, codeOfPoint, inputOfPoint);
     }
     std::size_t const copies = pairOfCopy.size();
@@ -261,7 +259,7 @@ private:
     Buf<Index> edgePoints(this->X, 2 * treeEdges);
     if (m > 1)
     {
-      this->boruvka(input, lo, m, codeOfPoint, inputOfPoint, edgePoints, stats);
+      this->boruvka(input, frame, m, codeOfPoint, inputOfPoint, edgePoints, stats);
     }
     codeOfPoint.reset();
 
@@ -312,7 +310,7 @@ private:
   /// smallest input index first, then keeps the first copy of each point and records the
   /// zero-distance edges of the others (to their first copy).
   template <class T>
-  void groupCopies(const InputPoints<T, Dim>& input, const double* lo,
+  void groupCopies(const InputPoints<T, Dim>& input, const Frame& frame,
     Buf<std::uint64_t>& codeOfSorted, Buf<Index>& pointOfSorted, std::size_t sharing,
     Buf<std::uint64_t>& lengthBitsOfCopy, Buf<std::uint64_t>& pairOfCopy,
     Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint)
@@ -326,14 +324,14 @@ private:
       Buf<DuplicateKey> keyOfRun(this->X, sharing);
       this->X.forEach(sharing,
         MakeDuplicateKey<T, Dim>{input, slotOfRun.data(), codeOfSorted.data(),
-          pointOfSorted.data(), keyOfRun.data(), {lo[0], lo[1], lo[2]}});
+          pointOfSorted.data(), keyOfRun.data(), frame});
       thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
       this->X.forEach(
         sharing, ScatterDuplicateKey{slotOfRun.data(), keyOfRun.data(), pointOfSorted.data()});
     }
     Buf<Index> headOfSorted(this->X, v);
     this->X.forEach(v, MarkCopies<T, Dim>{input, codeOfSorted.data(), pointOfSorted.data(),
-                         headOfSorted.data(), {lo[0], lo[1], lo[2]}});
+                         headOfSorted.data(), frame});
     thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
       thrust::maximum<Index>());
     std::size_t const copies = static_cast<std::size_t>(
@@ -368,7 +366,7 @@ private:
   /// Builds the cells and the hierarchy, then runs Boruvka rounds until one component is left.
   /// Writes the m-1 tree edges as pairs of distinct-point indices into edgePoints.
   template <class T>
-  void boruvka(const InputPoints<T, Dim>& input, const double* lo, std::size_t m,
+  void boruvka(const InputPoints<T, Dim>& input, const Frame& frame, std::size_t m,
     Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint, Buf<Index>& edgePoints,
     Stats& stats)
   {
@@ -390,8 +388,8 @@ private:
     }
     this->X.fill(firstPointOfLeaf.data() + leaves, 1, static_cast<Index>(m));
     Buf<PointRecord> recordOfPoint(this->X, m);
-    this->X.forEach(m, MakeRecords<T, Dim>{input, inputOfPoint.data(), recordOfPoint.data(),
-                         {lo[0], lo[1], lo[2]}});
+    this->X.forEach(
+      m, MakeRecords<T, Dim>{input, inputOfPoint.data(), recordOfPoint.data(), frame});
 
     // ---- Hierarchy over the cells ---------------------------------------------------------------
     this->progress(0.18, "tree");
@@ -424,102 +422,124 @@ private:
     Buf<float> boundOfPoint(this->X, m);
     this->X.fill(candidateOfPoint.data(), m, kNone);
     this->X.fill(boundOfPoint.data(), m, 0.0f);
-    // counters[0]: edges emitted; counters[r]: components left after round r.
-    constexpr int kMaxRounds = 63;
-    Buf<std::uint32_t> counters(this->X, kMaxRounds + 1);
-    this->X.fill(counters.data(), kMaxRounds + 1, 0u);
+    // counters[0]: edges emitted; counters[r]: components before round r (counters[1] = m).
+    // Rounds read their component count on the device, so that several rounds are queued
+    // without waiting for the host; a round with one component left does nothing.
+    constexpr int kMaxRounds = 62;
+    Buf<std::uint32_t> counters(this->X, kMaxRounds + 2);
+    this->X.fill(counters.data(), kMaxRounds + 2, 0u);
+    this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
 
     // Component state in one arena with a fixed layout. After the first round every component
-    // holds two points or more, so k <= h - 1 with h = ceil(m/2) + 1:
-    //   firstKey 8h | secondKey 8h | bound 4h | hook 4h | root 4h | newId 4h | newLabel 4h.
-    // The first round (k = m, no keys or bounds) lays its four index arrays over the regions
-    // that are not live when round two starts (newLabel of round one over root+newId).
+    // holds two points or more, so k < h = ceil(m/2) + 1:
+    //   firstKey 8h | secondKey 8h | bound 4h | hook 4h | root 4h | newId 4h
+    // and the new labels of a round overwrite its hooks (spent by then). The first round
+    // (k = m, no keys or bounds) puts its root and newId arrays over the keys, and its hooks
+    // (which become the new labels that round two reads) over root+newId, which round two only
+    // writes after reading them.
     std::size_t const h = (m + 1) / 2 + 1;
-    Buf<unsigned char> arena(this->X, 36 * h);
+    Buf<unsigned char> arena(this->X, 32 * h);
     unsigned char* const base = arena.data();
-    auto at = [base, h](std::size_t eighthsOfH) { return base + eighthsOfH * h; };
+    auto at = [base, h](std::size_t quartersOfH) { return base + quartersOfH * h; };
     ComponentArrays const later{reinterpret_cast<std::uint64_t*>(at(0)),
       reinterpret_cast<std::uint64_t*>(at(8)), reinterpret_cast<std::uint32_t*>(at(16)),
       reinterpret_cast<Index*>(at(20)), reinterpret_cast<Index*>(at(24)),
-      reinterpret_cast<Index*>(at(28)), reinterpret_cast<Index*>(at(32))};
-    ComponentArrays const first{nullptr, nullptr, nullptr, reinterpret_cast<Index*>(at(0)),
-      reinterpret_cast<Index*>(at(8)), reinterpret_cast<Index*>(at(16)),
+      reinterpret_cast<Index*>(at(28)), reinterpret_cast<Index*>(at(20))};
+    ComponentArrays const first{nullptr, nullptr, nullptr, reinterpret_cast<Index*>(at(24)),
+      reinterpret_cast<Index*>(at(0)), reinterpret_cast<Index*>(at(8)),
       reinterpret_cast<Index*>(at(24))};
 
-    std::size_t k = m;
+    std::size_t known = m; // components at the last look
     int round = 0;
     double const logM = std::log(static_cast<double>(m));
-    const Index* newLabels = nullptr; // labels from the previous round's merge
-    while (k > 1)
+    while (known > 1)
     {
-      ++round;
-      if (round > kMaxRounds)
+      // Components shrink about four-fold per round: queue about as many rounds as that
+      // predicts, then look (a round too many costs a few empty launches).
+      int const batch = std::max(1, static_cast<int>(std::log(static_cast<double>(known)) /
+                                      std::log(6.0)));
+      for (int b = 0; b < batch; ++b)
       {
-        throw Error(ErrorCode::Internal, "too many Boruvka rounds");
+        ++round;
+        if (round > kMaxRounds)
+        {
+          throw Error(ErrorCode::Internal, "too many Boruvka rounds");
+        }
+        this->progress(0.2 + 0.75 * (1.0 - std::log(static_cast<double>(known)) / logM),
+          ("round " + std::to_string(round)).c_str());
+        // New labels of the previous round: none before round one; round one wrote them in
+        // its own layout.
+        const Index* previousLabels = round == 1 ? nullptr
+          : round == 2                           ? first.newLabelOfComp
+                                                 : later.newLabelOfComp;
+        this->enqueueRound(round, m, leaves, round == 1 ? first : later, later, previousLabels,
+          recordOfPoint.data(), inputOfPoint.data(), firstPointOfLeaf.data(),
+          parentOfNode.data(), parentOfLeaf.data(), nodes.data(), visitsOfNode.data(),
+          candidateOfPoint.data(), candidateCompOfPoint.data(), boundOfPoint.data(),
+          edgePoints.data(), counters.data());
       }
-      this->progress(0.2 + 0.75 * (1.0 - std::log(static_cast<double>(k)) / logM),
-        ("round " + std::to_string(round)).c_str());
-      bool const singletons = (round == 1);
-      ComponentArrays const comps = singletons ? first : later;
-      if (round == 2)
-      {
-        this->X.forEach(k, ResetComponents{later}); // later rounds reset in RootAndEmit
-      }
-      if (leaves > 1 || newLabels)
-      {
-        this->X.forEach(leaves,
-          RelabelAndClimb<Dim>{recordOfPoint.data(), firstPointOfLeaf.data(),
-            parentOfNode.data(), parentOfLeaf.data(), nodes.data(), visitsOfNode.data(),
-            static_cast<Index>(leaves), newLabels, candidateOfPoint.data(),
-            candidateCompOfPoint.data(), boundOfPoint.data(), comps.boundOfComp});
-      }
-      // FindMin1, with the first key of FindMin2
-      SearchContext<Dim> const ctx{recordOfPoint.data(), inputOfPoint.data(), nodes.data(),
-        firstPointOfLeaf.data(), static_cast<Index>(leaves), candidateOfPoint.data(),
-        candidateCompOfPoint.data(), boundOfPoint.data(), comps.boundOfComp,
-        comps.firstKeyOfComp};
-      switch (searchPacket())
-      {
-        case 4:
-          this->X.forEachSearch((m + 3) / 4, FindNearestForeignPacket<Dim, 4>{ctx, m});
-          break;
-        case 8:
-          this->X.forEachSearch((m + 7) / 8, FindNearestForeignPacket<Dim, 8>{ctx, m});
-          break;
-        default:
-          this->X.forEachSearch(m, FindNearestForeign<Dim>{ctx});
-      }
-      // FindMin2, second key
-      if (!singletons)
-      {
-        this->X.forEach(m, ComponentMinimumSecond{recordOfPoint.data(), inputOfPoint.data(),
-                             candidateOfPoint.data(), boundOfPoint.data(), comps.firstKeyOfComp,
-                             comps.secondKeyOfComp});
-      }
-      // Connect
-      this->X.forEach(k, HookComponents{candidateCompOfPoint.data(), comps});
-      this->X.forEach(
-        k, RootAndEmit{candidateOfPoint.data(), comps, edgePoints.data(), counters.data()});
-      // Compact
-      this->X.forEach(k, FindRoots{comps, counters.data() + round});
-      this->X.forEach(k, NewLabelOfComponent{comps});
-      newLabels = comps.newLabelOfComp;
-      std::size_t const next = this->X.read(counters.data() + round);
-      if (next == 0 || next >= k)
+      known = this->X.read(counters.data() + round + 1);
+    }
+    // Check the whole history: every round that started with several components ended with
+    // fewer, and the last with one.
+    std::vector<std::uint32_t> history(kMaxRounds + 2);
+    this->X.copyToHostUntimed(history.data(), counters.data(), history.size());
+    stats.rounds = 0;
+    for (int r = 1; r <= round && history[r] > 1; ++r)
+    {
+      if (history[r + 1] == 0 || history[r + 1] >= history[r])
       {
         throw Error(ErrorCode::Internal,
-          "Boruvka round " + std::to_string(round) + " went from " + std::to_string(k) +
-            " to " + std::to_string(next) + " components");
+          "Boruvka round " + std::to_string(r) + " went from " + std::to_string(history[r]) +
+            " to " + std::to_string(history[r + 1]) + " components");
       }
-      k = next;
+      stats.rounds = r;
     }
-    stats.rounds = round;
-    std::uint32_t const emitted = this->X.read(counters.data());
-    if (emitted != m - 1)
+    if (history[0] != m - 1)
     {
-      throw Error(ErrorCode::Internal, "the tree has " + std::to_string(emitted) +
+      throw Error(ErrorCode::Internal, "the tree has " + std::to_string(history[0]) +
           " edges instead of " + std::to_string(m - 1));
     }
+  }
+
+  /// One Boruvka round (Qiao & Creput 2021, section 4), queued without any host wait.
+  /// counters[round] holds the components before it, counters[round + 1] receives those after.
+  void enqueueRound(int round, std::size_t m, std::size_t leaves, const ComponentArrays& comps,
+    const ComponentArrays& later, const Index* previousLabels, PointRecord* recordOfPoint, const Index* inputOfPoint,
+    const Index* firstPointOfLeaf, const Index* parentOfNode, const Index* parentOfLeaf,
+    TreeNode<Dim>* nodes, Index* visitsOfNode, Index* candidateOfPoint,
+    Index* candidateCompOfPoint, float* boundOfPoint, Index* edgePoints,
+    std::uint32_t* counters)
+  {
+    bool const singletons = (round == 1);
+    const std::uint32_t* before = counters + round;
+    std::uint32_t* after = counters + round + 1;
+    if (round == 2)
+    {
+      this->X.forEachComponent(m, before, ResetComponents{later}); // later: RootAndEmit resets
+    }
+    // Relabel, seed the bounds, refresh the subtree labels.
+    this->X.forEachUnlessDone(leaves, before,
+      RelabelAndClimb<Dim>{recordOfPoint, firstPointOfLeaf, parentOfNode, parentOfLeaf, nodes,
+        visitsOfNode, static_cast<Index>(leaves), previousLabels,
+        candidateOfPoint, candidateCompOfPoint, boundOfPoint, comps.boundOfComp});
+    // FindMin1, with the first key of FindMin2.
+    SearchContext<Dim> const ctx{recordOfPoint, inputOfPoint, nodes, firstPointOfLeaf,
+      static_cast<Index>(leaves), candidateOfPoint, candidateCompOfPoint, boundOfPoint,
+      comps.boundOfComp, comps.firstKeyOfComp};
+    this->X.forEachGroup(m, before, FindNearestForeign<Dim>{ctx, m});
+    // FindMin2, second key.
+    if (!singletons)
+    {
+      this->X.forEachUnlessDone(m, before,
+        ComponentMinimumSecond{recordOfPoint, inputOfPoint, candidateOfPoint, boundOfPoint,
+          comps.firstKeyOfComp, comps.secondKeyOfComp});
+    }
+    // Connect and compact.
+    this->X.forEachComponent(m, before, HookComponents{candidateCompOfPoint, comps});
+    this->X.forEachComponent(m, before, RootAndEmit{candidateOfPoint, comps, edgePoints, counters});
+    this->X.forEachComponent(m, before, FindRoots{comps, after});
+    this->X.forEachComponent(m, before, NewLabelOfComponent{comps});
   }
 
   Exec& X;

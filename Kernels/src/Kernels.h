@@ -23,6 +23,21 @@ namespace detail
 // Input
 // =============================================================================================
 
+/// How input coordinates become the engine's float coordinates: shifted by the bounding box's
+/// lower corner, then scaled by a power of two so that the largest extent E lies in
+/// [2^62, 2^63). The scaling is exact (a power of two) and keeps the order of the shifted
+/// coordinates' distances. Squared distances then stay below 3 * 2^126 < FLT_MAX (no overflow,
+/// in 2D or 3D), and a distance would have to be 2^-125 of the extent to underflow: far below
+/// what float coordinates resolve. Unscaled, a range of 1e20 would overflow and one of 1e-20
+/// underflow, turning distances into false ties.
+constexpr int kFrameExponent = 62;
+
+struct Frame
+{
+  double lo[3];
+  double scale;
+};
+
 /// The caller's points, in their own type and layout. `data` is in backend memory.
 template <class T, int Dim>
 struct InputPoints
@@ -46,13 +61,13 @@ struct InputPoints
     }
     return true;
   }
-  /// Coordinates shifted by the bounding box's lower corner, then rounded to float: one formula
-  /// for the codes, the records and the duplicate test, on both backends.
-  EMST_HD void shifted(std::size_t i, const double* lo, float* out) const
+  /// Coordinates in the engine's frame, rounded to float: one formula for the codes, the
+  /// records and the duplicate test, on both backends.
+  EMST_HD void shifted(std::size_t i, const Frame& frame, float* out) const
   {
     for (int a = 0; a < Dim; ++a)
     {
-      out[a] = static_cast<float>(coordinate(i, a) - lo[a]);
+      out[a] = static_cast<float>((coordinate(i, a) - frame.lo[a]) * frame.scale);
     }
     for (int a = Dim; a < 3; ++a)
     {
@@ -157,12 +172,12 @@ struct ComputeCodes
   InputPoints<T, Dim> input;
   const Index* pointOfFinite;  ///< [v]
   std::uint64_t* codeOfFinite; ///< [v]
-  double lo[3];
+  Frame frame;
   Quantizer<Dim> quantizer;
   EMST_HD void operator()(std::size_t f) const
   {
     float c[3];
-    input.shifted(pointOfFinite[f], lo, c);
+    input.shifted(pointOfFinite[f], frame, c);
     codeOfFinite[f] = quantizer.code(c);
   }
 };
@@ -219,14 +234,14 @@ struct MakeDuplicateKey
   const std::uint64_t* code;       ///< [v]
   const Index* pointOfSorted;      ///< [v]
   DuplicateKey* keyOfRun;          ///< [r]
-  double lo[3];
+  Frame frame;
   EMST_HD void operator()(std::size_t r) const
   {
     Index const s = slotOfRun[r];
     DuplicateKey k;
     k.code = code[s];
     k.point = pointOfSorted[s];
-    input.shifted(k.point, lo, k.x);
+    input.shifted(k.point, frame, k.x);
     keyOfRun[r] = k;
   }
 };
@@ -253,15 +268,15 @@ struct MarkCopies
   const std::uint64_t* code;   ///< [v]
   const Index* pointOfSorted;  ///< [v]
   Index* headOfSorted;         ///< [v]
-  double lo[3];
+  Frame frame;
   EMST_HD void operator()(std::size_t s) const
   {
     bool copy = false;
     if (s > 0 && code[s] == code[s - 1])
     {
       float a[3], b[3];
-      input.shifted(pointOfSorted[s], lo, a);
-      input.shifted(pointOfSorted[s - 1], lo, b);
+      input.shifted(pointOfSorted[s], frame, a);
+      input.shifted(pointOfSorted[s - 1], frame, b);
       copy = a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
     }
     headOfSorted[s] = copy ? 0u : static_cast<Index>(s);
@@ -288,11 +303,11 @@ struct MakeRecords
   InputPoints<T, Dim> input;
   const Index* inputOfPoint;   ///< [m]
   PointRecord* recordOfPoint;  ///< [m]
-  double lo[3];
+  Frame frame;
   EMST_HD void operator()(std::size_t k) const
   {
     PointRecord r;
-    input.shifted(inputOfPoint[k], lo, r.x);
+    input.shifted(inputOfPoint[k], frame, r.x);
     r.comp = static_cast<Index>(k);
     recordOfPoint[k] = r;
   }
@@ -677,8 +692,14 @@ struct SearchContext
   }
 
   /// Start at the component's bound: candidates at exactly that distance are still accepted, so
-  /// ties with the edge that set the bound are decided by the index order.
-  EMST_HD static Candidate start(float radius) { return Candidate{radius, kNone, kNone, kNone}; }
+  /// ties with the edge that set the bound are decided by the index order. No bound (+inf)
+  /// starts at the largest finite float, above any squared distance in the Frame, so that +inf
+  /// can mark what a lane does not want.
+  EMST_HD static Candidate start(float radius)
+  {
+    float const unbounded = bitsFloat(0x7F7FFFFFu);
+    return Candidate{radius < unbounded ? radius : unbounded, kNone, kNone, kNone};
+  }
 
   EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const float* q, Index comp,
     Candidate& best) const
@@ -695,190 +716,52 @@ struct SearchContext
   }
 };
 
-/// FindMin1 for one point per thread: depth-first over the radix tree, nearest child first,
-/// pruning subtrees of the point's own component and boxes beyond the current best.
+/// FindMin1: depth-first over the radix tree, nearer child first, pruning subtrees of the
+/// query's own component and boxes beyond its current best. A group of Morton-adjacent queries
+/// (a warp) walks one path: it enters a subtree when any of its lanes may find a candidate there,
+/// and each lane keeps its own best, so the result of every lane is exact. With one lane per
+/// group (the CPU) this is the plain per-point search.
 template <int Dim>
 struct FindNearestForeign
 {
   SearchContext<Dim> ctx;
+  std::size_t count;  ///< m; lanes at or past it only vote
 
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp,
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp, bool active,
     Candidate& best) const
   {
     Index const end = ctx.firstPointOfLeaf[leaf + 1];
     for (Index k = ctx.firstPointOfLeaf[leaf]; k < end; ++k)
     {
-      ctx.consider(ctx.recordOfPoint[k], k, q, comp, best);
+      PointRecord const r = ctx.recordOfPoint[k];
+      if (active)
+      {
+        ctx.consider(r, k, q, comp, best);
+      }
     }
   }
 
   EMST_HD void operator()(std::size_t index) const
   {
-    Index const p = static_cast<Index>(index);
+    bool const inRange = index < count;
+    Index const p = static_cast<Index>(inRange ? index : count - 1);
     PointRecord const self = ctx.recordOfPoint[p];
     Index const comp = self.comp;
     float radius = 0.0f;
-    if (!ctx.needsSearch(p, comp, radius))
+    bool const active = inRange && ctx.needsSearch(p, comp, radius);
+    if (!groupAny(active))
     {
       return;
     }
     Candidate best = SearchContext<Dim>::start(radius);
     if (ctx.leaves == 1)
     {
-      this->scanLeaf(0, self.x, comp, best);
-      ctx.finish(p, comp, best, radius);
-      return;
-    }
-    // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
-    Index stackNode[64];
-    float stackDistance[64];
-    int top = 0;
-    Index next = 0;
-    for (;;)
-    {
-      if (next & kLeafBit)
-      {
-        this->scanLeaf(next & ~kLeafBit, self.x, comp, best);
-        next = kNone;
-      }
-      else
-      {
-        TreeNode<Dim> const n = ctx.nodes[next];
-        float const d0 = boxDistance2<Dim>(self.x, n.lo[0], n.hi[0]);
-        float const d1 = boxDistance2<Dim>(self.x, n.lo[1], n.hi[1]);
-        bool const go0 = n.label[0] != comp && d0 <= best.distance2;
-        bool const go1 = n.label[1] != comp && d1 <= best.distance2;
-        if (go0 && go1)
-        {
-          bool const nearFirst = d0 <= d1;
-          stackNode[top] = nearFirst ? n.child[1] : n.child[0];
-          stackDistance[top] = nearFirst ? d1 : d0;
-          ++top;
-          next = nearFirst ? n.child[0] : n.child[1];
-        }
-        else
-        {
-          next = go0 ? n.child[0] : (go1 ? n.child[1] : kNone);
-        }
-      }
-      while (next == kNone && top > 0)
-      {
-        --top;
-        next = stackDistance[top] <= best.distance2 ? stackNode[top] : kNone;
-      }
-      if (next == kNone)
-      {
-        break;
-      }
-    }
-    ctx.finish(p, comp, best, radius);
-  }
-};
-
-/// FindMin1 for a packet of P consecutive (Morton-ordered, hence nearby) points per thread:
-/// one traversal serves the whole packet, a subtree being entered when any point of the packet
-/// may find a candidate in it, and each candidate read is compared with every point. Fewer
-/// node and point loads per query than FindNearestForeign, for P times the arithmetic.
-template <int Dim, int P>
-struct FindNearestForeignPacket
-{
-  SearchContext<Dim> ctx;
-  std::size_t count;  ///< m
-
-  struct Lanes
-  {
-    float q[P][Dim];
-    Index comp[P];
-    float radius[P];
-    Candidate best[P];
-    bool active[P];
-  };
-
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, Lanes& l) const
-  {
-    Index const end = ctx.firstPointOfLeaf[leaf + 1];
-    for (Index k = ctx.firstPointOfLeaf[leaf]; k < end; ++k)
-    {
-      PointRecord const r = ctx.recordOfPoint[k];
-      EMST_UNROLL
-      for (int i = 0; i < P; ++i)
-      {
-        if (l.active[i])
-        {
-          ctx.consider(r, k, l.q[i], l.comp[i], l.best[i]);
-        }
-      }
-    }
-  }
-
-  /// Smallest box distance over the points that may still improve within the box (+inf if
-  /// none); also true when some point wants the subtree.
-  EMST_HD EMST_FORCEINLINE float need(const Lanes& l, const float* lo, const float* hi,
-    Index label) const
-  {
-    float nearest = floatInfinity();
-    bool any = false;
-    EMST_UNROLL
-    for (int i = 0; i < P; ++i)
-    {
-      if (l.active[i] && l.comp[i] != label)
-      {
-        float const d = boxDistance2<Dim>(l.q[i], lo, hi);
-        if (d <= l.best[i].distance2)
-        {
-          any = true;
-          nearest = d < nearest ? d : nearest;
-        }
-      }
-    }
-    return any ? nearest : -1.0f;
-  }
-
-  EMST_HD EMST_FORCEINLINE float loosest(const Lanes& l) const
-  {
-    float worst = -1.0f;
-    EMST_UNROLL
-    for (int i = 0; i < P; ++i)
-    {
-      if (l.active[i])
-      {
-        worst = l.best[i].distance2 > worst ? l.best[i].distance2 : worst;
-      }
-    }
-    return worst;
-  }
-
-  EMST_HD void operator()(std::size_t packet) const
-  {
-    Lanes l;
-    bool any = false;
-    EMST_UNROLL
-    for (int i = 0; i < P; ++i)
-    {
-      std::size_t const index = packet * P + i;
-      // The last packet may be partial: its missing lanes stay inactive.
-      PointRecord const self = ctx.recordOfPoint[index < count ? index : count - 1];
-      l.comp[i] = self.comp;
-      for (int a = 0; a < Dim; ++a)
-      {
-        l.q[i][a] = self.x[a];
-      }
-      l.radius[i] = 0.0f;
-      l.active[i] =
-        index < count && ctx.needsSearch(static_cast<Index>(index), self.comp, l.radius[i]);
-      l.best[i] = SearchContext<Dim>::start(l.radius[i]);
-      any = any || l.active[i];
-    }
-    if (!any)
-    {
-      return;
-    }
-    if (ctx.leaves == 1)
-    {
-      this->scanLeaf(0, l);
+      this->scanLeaf(0, self.x, comp, active, best);
     }
     else
     {
+      // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
+      // Node references are the same in every lane; the distances are each lane's own.
       Index stackNode[64];
       float stackDistance[64];
       int top = 0;
@@ -887,17 +770,29 @@ struct FindNearestForeignPacket
       {
         if (next & kLeafBit)
         {
-          this->scanLeaf(next & ~kLeafBit, l);
+          this->scanLeaf(next & ~kLeafBit, self.x, comp, active, best);
           next = kNone;
         }
         else
         {
           TreeNode<Dim> const n = ctx.nodes[next];
-          float const d0 = this->need(l, n.lo[0], n.hi[0], n.label[0]);
-          float const d1 = this->need(l, n.lo[1], n.hi[1], n.label[1]);
-          if (d0 >= 0.0f && d1 >= 0.0f)
+          float d0 = floatInfinity();
+          float d1 = floatInfinity();
+          if (active)
           {
-            bool const nearFirst = d0 <= d1;
+            d0 = n.label[0] != comp ? boxDistance2<Dim>(self.x, n.lo[0], n.hi[0]) : d0;
+            d1 = n.label[1] != comp ? boxDistance2<Dim>(self.x, n.lo[1], n.hi[1]) : d1;
+          }
+          bool const want0 = d0 <= best.distance2;
+          bool const want1 = d1 <= best.distance2;
+          bool const any0 = groupAny(want0);
+          bool const any1 = groupAny(want1);
+          if (any0 && any1)
+          {
+            // The group goes first where most of its lanes would.
+            bool const prefer0 = want0 && (!want1 || d0 <= d1);
+            bool const prefer1 = want1 && (!want0 || d1 < d0);
+            bool const nearFirst = groupCount(prefer0) >= groupCount(prefer1);
             stackNode[top] = nearFirst ? n.child[1] : n.child[0];
             stackDistance[top] = nearFirst ? d1 : d0;
             ++top;
@@ -905,16 +800,15 @@ struct FindNearestForeignPacket
           }
           else
           {
-            next = d0 >= 0.0f ? n.child[0] : (d1 >= 0.0f ? n.child[1] : kNone);
+            next = any0 ? n.child[0] : (any1 ? n.child[1] : kNone);
           }
         }
-        if (next == kNone && top > 0)
+        while (next == kNone && top > 0)
         {
-          float const reach = this->loosest(l);
-          while (next == kNone && top > 0)
+          --top;
+          if (groupAny(stackDistance[top] <= best.distance2))
           {
-            --top;
-            next = stackDistance[top] <= reach ? stackNode[top] : kNone;
+            next = stackNode[top];
           }
         }
         if (next == kNone)
@@ -923,13 +817,9 @@ struct FindNearestForeignPacket
         }
       }
     }
-    EMST_UNROLL
-    for (int i = 0; i < P; ++i)
+    if (active)
     {
-      if (l.active[i])
-      {
-        ctx.finish(static_cast<Index>(packet * P + i), l.comp[i], l.best[i], l.radius[i]);
-      }
+      ctx.finish(p, comp, best, radius);
     }
   }
 };

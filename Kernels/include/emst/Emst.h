@@ -135,9 +135,16 @@ struct Result
 };
 
 /// Computes the Euclidean minimum spanning tree of the finite points of `points`.
-/// Among equal-length candidate edges the tree is the unique MST under the total order
-/// (squared float32 distance of the bounding-box-shifted coordinates, min index, max index),
-/// so it does not depend on the backend, the thread count or the run.
+///
+/// The tree is the unique MST under the total order (d2, min(i, j), max(i, j)) on edges, where
+/// d2 is the squared distance in float32 of the engine's coordinates:
+///   c' = (float)(((double)c - lo) * s),
+/// lo the smallest finite coordinate on that axis, s = 2^(62-e) the power of two that brings
+/// the largest extent E = max(hi - lo) (in double) into [2^62, 2^63) (e = ilogb(E); s = 1 when
+/// E = 0), and d2 = ((dx*dx + dy*dy) + dz*dz), every operation rounded to float (no FMA).
+/// The scaling is exact, so the order is that of the shifted coordinates, and the squares
+/// neither overflow nor underflow for any input range.
+/// It does not depend on the backend, the thread count or the run.
 /// Throws emst::Error.
 Result computeEmst(const PointCloudView& points, const Options& options = {});
 
