@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -108,6 +109,16 @@ float ShiftedCloud::d2(std::size_t i, std::size_t j) const
   return sum;
 }
 
+bool contractScalesToUnitExtent()
+{
+  // Emst.h (HEAD): keys from the shifted coordinates. EMST_CONTRACT_FRAME=unit selects the
+  // variant the engine is moving to: shifted, then scaled by the power of two that brings the
+  // largest extent into [1, 2) (exact in double; it differs from the plain shift only where
+  // float32 squares overflow or underflow).
+  const char* env = std::getenv("EMST_CONTRACT_FRAME");
+  return env && std::string(env) == "unit";
+}
+
 ShiftedCloud shiftCloud(const Cloud& cloud)
 {
   ShiftedCloud s;
@@ -130,13 +141,34 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
       }
     }
   }
+  if (contractScalesToUnitExtent() && s.validPoints > 0)
+  {
+    double hi[3] = { -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+      -std::numeric_limits<double>::infinity() };
+    for (std::size_t k = 0; k < cloud.count; ++k)
+    {
+      for (int a = 0; s.finite[k] && a < cloud.dimension; ++a)
+      {
+        hi[a] = std::max(hi[a], cloud.at(k, a));
+      }
+    }
+    double extent = 0.0;
+    for (int a = 0; a < cloud.dimension; ++a)
+    {
+      extent = std::max(extent, hi[a] - s.lo[a]);
+    }
+    if (extent > 0.0 && std::isfinite(extent))
+    {
+      s.scale = std::ldexp(1.0, -std::ilogb(extent));
+    }
+  }
   for (std::size_t k = 0; k < cloud.count; ++k)
   {
     if (s.finite[k])
     {
       for (int a = 0; a < cloud.dimension; ++a)
       {
-        s.coords[3 * k + a] = static_cast<float>(cloud.at(k, a) - s.lo[a]);
+        s.coords[3 * k + a] = static_cast<float>((cloud.at(k, a) - s.lo[a]) * s.scale);
       }
     }
   }

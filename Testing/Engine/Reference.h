@@ -41,10 +41,16 @@ struct ShiftedCloud
   std::vector<char> finite;
   std::size_t validPoints = 0;
   double lo[3] = { 0.0, 0.0, 0.0 };
+  double scale = 1.0; ///< 1 unless contractScalesToUnitExtent()
   int dimension = 3;
   float d2(std::size_t i, std::size_t j) const;
 };
 ShiftedCloud shiftCloud(const Cloud& cloud);
+
+/// Which frame the contract keys use (environment variable EMST_CONTRACT_FRAME): "shift" (the
+/// default, Emst.h as committed) or "unit" (shifted, then scaled by a power of two to a largest
+/// extent in [1, 2)).
+bool contractScalesToUnitExtent();
 
 /// Neumaier-compensated sum of the edge lengths.
 double compensatedSum(const std::vector<emst::Edge>& edges);

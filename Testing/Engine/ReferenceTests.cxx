@@ -140,9 +140,12 @@ TEST(Reference, ShiftUsesFiniteMinimum)
   EXPECT_EQ(s.validPoints, 2u);
   EXPECT_EQ(s.lo[0], 1e7);
   EXPECT_EQ(s.lo[1], -3.0);
-  EXPECT_EQ(s.coords[0], 0.5f);
-  EXPECT_EQ(s.coords[7], 7.0f);
-  EXPECT_EQ(s.d2(0, 2), 0.25f + 49.0f);
+  // Largest extent 7: the unit-extent frame scales by 2^-2 (exactly).
+  const float scale = contractScalesToUnitExtent() ? 0.25f : 1.0f;
+  EXPECT_EQ(s.scale, static_cast<double>(scale));
+  EXPECT_EQ(s.coords[0], 0.5f * scale);
+  EXPECT_EQ(s.coords[7], 7.0f * scale);
+  EXPECT_EQ(s.d2(0, 2), (0.25f + 49.0f) * scale * scale);
 }
 
 TEST(Reference, CheckersCatchWrongTrees)
