@@ -688,9 +688,9 @@ std::vector<Point> logUniformPoints(Rng& rng, std::size_t n, int dim, double low
 
 TEST_P(Engine, HugeCoordinateRange)
 {
-  // Magnitudes from 1e-3 to 1e30: squared float32 distances overflow to +inf for the longest
-  // edges (all such keys tie and are ordered by index), and shifted small coordinates collapse
-  // (d2 = 0 between distinct points). The contract still defines one tree: compare it exactly.
+  // Magnitudes from 1e-3 to 1e30 (signed: shifted small coordinates collapse, d2 = 0 between
+  // distinct points). Without the power-of-two frame, squared float32 distances of the longest
+  // edges would overflow to +inf; the contract defines one tree either way: compare it exactly.
   Rng rng(59);
   for (int dim : { 2, 3 })
   {
@@ -717,6 +717,15 @@ TEST_P(Engine, WideCoordinateRange)
     EXPECT_TRUE(this->check(makeCloud("log-uniform magnitudes 1e-3..1e18", dim, F64, points)));
     EXPECT_TRUE(this->check(makeCloud("log-uniform magnitudes 1e-3..1e18", dim, F32, points)));
   }
+}
+
+TEST_P(Engine, RangeOverflowingDoubleIsRejected)
+{
+  // hi - lo = 2e308 is not a double: no frame exists. Expected: Error(InvalidInput), no crash.
+  const Cloud cloud = makeCloud("coordinates -1e308 and 1e308", 2, F64,
+    { Point{ -1e308, 0, 0 }, Point{ 1e308, 1, 0 }, Point{ 0, 2, 0 } });
+  EXPECT_EQ(this->errorOf(cloud.view(), this->options()), "InvalidInput") << cloud.label;
+  EXPECT_NE(this->lastMessage.find("range"), std::string::npos) << this->lastMessage;
 }
 
 // ---- tiny inputs --------------------------------------------------------------------------------

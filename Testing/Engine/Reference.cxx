@@ -109,16 +109,6 @@ float ShiftedCloud::d2(std::size_t i, std::size_t j) const
   return sum;
 }
 
-bool contractScalesToUnitExtent()
-{
-  // Emst.h (HEAD): keys from the shifted coordinates. EMST_CONTRACT_FRAME=unit selects the
-  // variant the engine is moving to: shifted, then scaled by the power of two that brings the
-  // largest extent into [1, 2) (exact in double; it differs from the plain shift only where
-  // float32 squares overflow or underflow).
-  const char* env = std::getenv("EMST_CONTRACT_FRAME");
-  return env && std::string(env) == "unit";
-}
-
 ShiftedCloud shiftCloud(const Cloud& cloud)
 {
   ShiftedCloud s;
@@ -141,7 +131,9 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
       }
     }
   }
-  if (contractScalesToUnitExtent() && s.validPoints > 0)
+  // s = 2^(62 - ilogb(E)) brings the largest extent E = max(hi - lo) (double) into [2^62, 2^63);
+  // s = 1 when E = 0. Exact, so it keeps the order of the shifted coordinates.
+  if (s.validPoints > 0)
   {
     double hi[3] = { -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
       -std::numeric_limits<double>::infinity() };
@@ -159,7 +151,7 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
     }
     if (extent > 0.0 && std::isfinite(extent))
     {
-      s.scale = std::ldexp(1.0, -std::ilogb(extent));
+      s.scale = std::ldexp(1.0, 62 - std::ilogb(extent));
     }
   }
   for (std::size_t k = 0; k < cloud.count; ++k)

@@ -6,8 +6,9 @@
 // (a) primDouble: brute-force O(n^2) Prim over the finite points, distances in double. Its tree
 //     is "an" EMST (ties broken arbitrarily): use it for weights.
 // (b) contractMst: the exact tree that Emst.h promises. The engine orders candidate edges totally
-//     by (d2, min(i,j), max(i,j)) where d2 is the float32 squared distance of the shifted
-//     coordinates c' = (float)((double)c - lo), lo = the per-axis minimum over the finite points,
+//     by (d2, min(i,j), max(i,j)) where d2 is the float32 squared distance of the coordinates
+//     c' = (float)(((double)c - lo) * s), lo = the per-axis minimum over the finite points,
+//     s = 2^(62 - ilogb(E)) with E = the largest extent max(hi - lo) in double (s = 1 if E = 0),
 //     d2 = (dx*dx + dy*dy) + dz*dz with every operation rounded to float (this file is compiled
 //     with -ffp-contract=off). Under a strict total order the MST is unique, so a Prim with the
 //     same order yields it; its edges are then listed by (length, i, j), length = the double
@@ -33,24 +34,19 @@ struct ReferenceTree
 /// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length).
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
 
-/// Float32 squared distance of the shifted coordinates (the engine's comparison key), and the
-/// shift used (per-axis minimum over the finite points).
+/// Float32 squared distance of the shifted and scaled coordinates (the engine's comparison key),
+/// and the frame used (per-axis minimum over the finite points, power-of-two scale).
 struct ShiftedCloud
 {
   std::vector<float> coords; // count * 3, unused axes 0
   std::vector<char> finite;
   std::size_t validPoints = 0;
   double lo[3] = { 0.0, 0.0, 0.0 };
-  double scale = 1.0; ///< 1 unless contractScalesToUnitExtent()
+  double scale = 1.0; ///< 2^(62 - ilogb(largest extent)), 1 for a zero extent
   int dimension = 3;
   float d2(std::size_t i, std::size_t j) const;
 };
 ShiftedCloud shiftCloud(const Cloud& cloud);
-
-/// Which frame the contract keys use (environment variable EMST_CONTRACT_FRAME): "shift" (the
-/// default, Emst.h as committed) or "unit" (shifted, then scaled by a power of two to a largest
-/// extent in [1, 2)).
-bool contractScalesToUnitExtent();
 
 /// Neumaier-compensated sum of the edge lengths.
 double compensatedSum(const std::vector<emst::Edge>& edges);

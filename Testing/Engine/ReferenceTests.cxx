@@ -7,6 +7,7 @@
 #include "TestSupport.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <tuple>
 
@@ -140,12 +141,16 @@ TEST(Reference, ShiftUsesFiniteMinimum)
   EXPECT_EQ(s.validPoints, 2u);
   EXPECT_EQ(s.lo[0], 1e7);
   EXPECT_EQ(s.lo[1], -3.0);
-  // Largest extent 7: the unit-extent frame scales by 2^-2 (exactly).
-  const float scale = contractScalesToUnitExtent() ? 0.25f : 1.0f;
-  EXPECT_EQ(s.scale, static_cast<double>(scale));
+  // Largest extent 7 = 1.75 * 2^2: scale 2^60 brings it into [2^62, 2^63), exactly.
+  const float scale = std::ldexp(1.0f, 60);
+  EXPECT_EQ(s.scale, std::ldexp(1.0, 60));
   EXPECT_EQ(s.coords[0], 0.5f * scale);
   EXPECT_EQ(s.coords[7], 7.0f * scale);
   EXPECT_EQ(s.d2(0, 2), (0.25f + 49.0f) * scale * scale);
+
+  // No extent (all points equal): scale 1.
+  const Cloud same = makeCloud("same", 3, emst::ScalarType::Float32, std::vector<Point>(3, Point{ 1, 2, 3 }));
+  EXPECT_EQ(shiftCloud(same).scale, 1.0);
 }
 
 TEST(Reference, CheckersCatchWrongTrees)
