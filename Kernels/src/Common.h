@@ -152,12 +152,16 @@ EMST_HD EMST_FORCEINLINE void atomicMinU64(std::uint64_t* address, std::uint64_t
 
 /// Returns the old value. Used by the bottom-up climbs: the writer of a child slot releases its
 /// write through this increment, the second arriver acquires the sibling's write through it.
+/// One acquire-release atomic at device scope, not two full fences: the climb from a leaf to the
+/// root is a chain of these, so their latency is the climb's.
 EMST_HD EMST_FORCEINLINE std::uint32_t atomicIncrementAcqRel(std::uint32_t* address)
 {
 #if defined(__CUDA_ARCH__)
-  __threadfence();
-  std::uint32_t const old = atomicAdd(address, 1u);
-  __threadfence();
+  std::uint32_t old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+               : "=r"(old)
+               : "l"(address)
+               : "memory");
   return old;
 #else
   return __atomic_fetch_add(address, 1u, __ATOMIC_ACQ_REL);
@@ -193,32 +197,6 @@ EMST_HD EMST_FORCEINLINE void storeShared(T* address, T value)
   *static_cast<volatile T*>(address) = value;
 #else
   __atomic_store(address, &value, __ATOMIC_RELAXED);
-#endif
-}
-
-// ---- Search groups ----------------------------------------------------------------------------
-// The search runs in groups of lanes that walk the tree together: the 32 threads of a warp on the
-// device (decisions by vote, so every node and point load is one broadcast), a single thread on
-// the host (where the votes are the lane's own decisions). Every lane of a warp must reach each
-// vote: the search kernel launches whole warps and the functor keeps out-of-range lanes idle.
-
-/// True when any lane of the group says true.
-EMST_HD EMST_FORCEINLINE bool groupAny(bool x)
-{
-#if defined(__CUDA_ARCH__)
-  return __any_sync(0xFFFFFFFFu, x);
-#else
-  return x;
-#endif
-}
-
-/// Number of lanes of the group that say true.
-EMST_HD EMST_FORCEINLINE int groupCount(bool x)
-{
-#if defined(__CUDA_ARCH__)
-  return __popc(__ballot_sync(0xFFFFFFFFu, x));
-#else
-  return x ? 1 : 0;
 #endif
 }
 

@@ -28,6 +28,10 @@ namespace detail
 class CpuExec
 {
 public:
+  /// Loops shorter than this run on the calling thread: waking a team costs more than they do
+  /// (and much more on a loaded machine).
+  static constexpr std::int64_t kSerialBelow = 4096;
+
   explicit CpuExec(int threads)
     : Threads(threads > 0 ? threads : omp_get_max_threads())
   {
@@ -41,7 +45,7 @@ public:
   void forEach(std::size_t n, const F& f)
   {
     std::int64_t const count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(static) num_threads(Threads)
+#pragma omp parallel for schedule(static) num_threads(Threads) if (count > kSerialBelow)
     for (std::int64_t i = 0; i < count; ++i)
     {
       f(static_cast<std::size_t>(i));
@@ -69,17 +73,17 @@ public:
     }
   }
 
-  /// The searches: groups of one lane here. They vary in cost from point to point: balance
-  /// them dynamically, in chunks that keep neighbouring (Morton-ordered) points on one thread.
+  /// The searches vary in cost from point to point: balance them dynamically, in chunks that
+  /// keep neighbouring (Morton-ordered) points on one thread.
   template <class F>
-  void forEachGroup(std::size_t n, const std::uint32_t* components, const F& f)
+  void forEachSearch(std::size_t n, const std::uint32_t* components, const F& f)
   {
     if (*components <= 1)
     {
       return;
     }
     std::int64_t const count = static_cast<std::int64_t>(n);
-#pragma omp parallel for schedule(dynamic, 512) num_threads(Threads)
+#pragma omp parallel for schedule(dynamic, 512) num_threads(Threads) if (count > kSerialBelow)
     for (std::int64_t i = 0; i < count; ++i)
     {
       f(static_cast<std::size_t>(i));

@@ -90,17 +90,20 @@ __global__ void unlessDoneKernel(std::size_t n, const std::uint32_t* components,
 
 constexpr int kSearchBlock = 128;
 
-/// The searches: every lane of every launched warp calls f, also past n (the functor keeps
-/// those lanes idle), because the group votes need whole warps.
+/// The searches: like unlessDoneKernel, with the search's block size.
 template <class F>
 __global__ void __launch_bounds__(kSearchBlock)
-  groupKernel(const std::uint32_t* components, F f)
+  searchKernel(std::size_t n, const std::uint32_t* components, F f)
 {
   if (*components <= 1)
   {
     return;
   }
-  f(static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x);
+  std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n)
+  {
+    f(i);
+  }
 }
 
 template <class T>
@@ -192,15 +195,15 @@ public:
   }
 
   template <class F>
-  void forEachGroup(std::size_t n, const std::uint32_t* components, const F& f)
+  void forEachSearch(std::size_t n, const std::uint32_t* components, const F& f)
   {
     if (n == 0)
     {
       return;
     }
     unsigned const blocks = static_cast<unsigned>((n + kSearchBlock - 1) / kSearchBlock);
-    groupKernel<<<blocks, kSearchBlock, 0, this->Stream>>>(components, f);
-    this->checkLaunch("groupKernel");
+    searchKernel<<<blocks, kSearchBlock, 0, this->Stream>>>(n, components, f);
+    this->checkLaunch("searchKernel");
   }
 
   void* allocate(std::size_t bytes)

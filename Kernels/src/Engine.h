@@ -11,7 +11,10 @@
 //
 // Exec provides:
 //   policy()                       a Thrust execution policy
-//   forEach(n, f), forEachSearch(n, f)   run f(i) for i in [0, n) in parallel
+//   forEach(n, f)                  run f(i) for i in [0, n) in parallel
+//   forEachSearch(n, components, f), forEachUnlessDone(n, components, f)
+//                                  the same, unless *components <= 1 (a round with nothing to do)
+//   forEachComponent(bound, components, f)   f(c) for c < *components, when > 1
 //   allocate(bytes), deallocate(p, bytes)   backend memory, with peak tracking
 //   fill(p, n, value), read(p), copyToHost(dst, src, n)
 //   beginPhase(name)               phase timing
@@ -181,6 +184,10 @@ private:
     if (v < 2)
     {
       this->X.endCompute();
+      if (this->Opts.progress)
+      {
+        this->Opts.progress(1.0, "done");
+      }
       return;
     }
     Buf<Index> pointOfSorted(this->X, v); // input index of each finite point
@@ -304,6 +311,10 @@ private:
     this->X.endCompute();
     result.edges.resize(e);
     this->X.copyToHost(reinterpret_cast<OutputEdge*>(result.edges.data()), out.data(), e);
+    if (this->Opts.progress)
+    {
+      this->Opts.progress(1.0, "done");
+    }
   }
 
   /// Sorts each run of equal codes by coordinates so that identical points become adjacent,
@@ -472,7 +483,7 @@ private:
         const Index* previousLabels = round == 1 ? nullptr
           : round == 2                           ? first.newLabelOfComp
                                                  : later.newLabelOfComp;
-        this->enqueueRound(round, m, leaves, round == 1 ? first : later, later, previousLabels,
+        this->enqueueRound(round, m, known, leaves, round == 1 ? first : later, later, previousLabels,
           recordOfPoint.data(), inputOfPoint.data(), firstPointOfLeaf.data(),
           parentOfNode.data(), parentOfLeaf.data(), nodes.data(), visitsOfNode.data(),
           candidateOfPoint.data(), candidateCompOfPoint.data(), boundOfPoint.data(),
@@ -503,8 +514,10 @@ private:
   }
 
   /// One Boruvka round (Qiao & Creput 2021, section 4), queued without any host wait.
-  /// counters[round] holds the components before it, counters[round + 1] receives those after.
-  void enqueueRound(int round, std::size_t m, std::size_t leaves, const ComponentArrays& comps,
+  /// counters[round] holds the components before it, counters[round + 1] receives those after;
+  /// `known` (the count at the host's last look) bounds it and sizes the per-component launches.
+  void enqueueRound(int round, std::size_t m, std::size_t known, std::size_t leaves,
+    const ComponentArrays& comps,
     const ComponentArrays& later, const Index* previousLabels, PointRecord* recordOfPoint, const Index* inputOfPoint,
     const Index* firstPointOfLeaf, const Index* parentOfNode, const Index* parentOfLeaf,
     TreeNode<Dim>* nodes, Index* visitsOfNode, Index* candidateOfPoint,
@@ -516,7 +529,7 @@ private:
     std::uint32_t* after = counters + round + 1;
     if (round == 2)
     {
-      this->X.forEachComponent(m, before, ResetComponents{later}); // later: RootAndEmit resets
+      this->X.forEachComponent(known, before, ResetComponents{later}); // later: RootAndEmit resets
     }
     // Relabel, seed the bounds, refresh the subtree labels.
     this->X.forEachUnlessDone(leaves, before,
@@ -527,7 +540,7 @@ private:
     SearchContext<Dim> const ctx{recordOfPoint, inputOfPoint, nodes, firstPointOfLeaf,
       static_cast<Index>(leaves), candidateOfPoint, candidateCompOfPoint, boundOfPoint,
       comps.boundOfComp, comps.firstKeyOfComp};
-    this->X.forEachGroup(m, before, FindNearestForeign<Dim>{ctx, m});
+    this->X.forEachSearch(m, before, FindNearestForeign<Dim>{ctx});
     // FindMin2, second key.
     if (!singletons)
     {
@@ -536,10 +549,10 @@ private:
           comps.firstKeyOfComp, comps.secondKeyOfComp});
     }
     // Connect and compact.
-    this->X.forEachComponent(m, before, HookComponents{candidateCompOfPoint, comps});
-    this->X.forEachComponent(m, before, RootAndEmit{candidateOfPoint, comps, edgePoints, counters});
-    this->X.forEachComponent(m, before, FindRoots{comps, after});
-    this->X.forEachComponent(m, before, NewLabelOfComponent{comps});
+    this->X.forEachComponent(known, before, HookComponents{candidateCompOfPoint, comps});
+    this->X.forEachComponent(known, before, RootAndEmit{candidateOfPoint, comps, edgePoints, counters});
+    this->X.forEachComponent(known, before, FindRoots{comps, after});
+    this->X.forEachComponent(known, before, NewLabelOfComponent{comps});
   }
 
   Exec& X;

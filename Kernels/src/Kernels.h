@@ -548,31 +548,49 @@ struct RelabelAndClimb
   const float* boundOfPoint;          ///< [m]
   std::uint32_t* boundOfComp;         ///< [k] float bits, +inf on entry; null in the first round
 
+  EMST_HD EMST_FORCEINLINE void tighten(Index comp, float d2) const
+  {
+    std::uint32_t const bits = floatBits(d2);
+    if (bits < boundOfComp[comp]) // read first: most need no atomic once the bound is low
+    {
+      atomicMinU32(&boundOfComp[comp], bits);
+    }
+  }
+
   EMST_HD void operator()(std::size_t leaf) const
   {
     Index const first = firstPointOfLeaf[leaf];
     Index const end = firstPointOfLeaf[leaf + 1];
     Index label = kNone;
+    PointRecord previous{};
     for (Index k = first; k < end; ++k)
     {
-      Index comp = recordOfPoint[k].comp;
+      PointRecord r = recordOfPoint[k];
       if (newLabelOfComp)
       {
-        comp = newLabelOfComp[comp];
-        recordOfPoint[k].comp = comp;
+        r.comp = newLabelOfComp[r.comp];
+        recordOfPoint[k].comp = r.comp;
         if (candidateOfPoint[k] != kNone)
         {
           Index const other = newLabelOfComp[candidateCompOfPoint[k]];
           candidateCompOfPoint[k] = other;
-          std::uint32_t const bits = floatBits(boundOfPoint[k]);
-          // read first: most points need no atomic once the bound is low
-          if (other != comp && bits < boundOfComp[comp])
+          if (other != r.comp)
           {
-            atomicMinU32(&boundOfComp[comp], bits);
+            this->tighten(r.comp, boundOfPoint[k]); // still a valid edge of this component
           }
         }
+        // Neighbours on the Morton curve in different components: an edge, hence an upper
+        // bound for both (Prokopenko et al. 2022, 3.2). It matters in round two, when no
+        // answer of round one is still valid.
+        if (k > first && previous.comp != r.comp)
+        {
+          float const d2 = distance2<Dim>(previous.x, r.x);
+          this->tighten(r.comp, d2);
+          this->tighten(previous.comp, d2);
+        }
       }
-      label = (k == first || label == comp) ? comp : kMixed;
+      label = (k == first || label == r.comp) ? r.comp : kMixed;
+      previous = r;
     }
     if (leaves == 1)
     {
@@ -716,111 +734,87 @@ struct SearchContext
   }
 };
 
-/// FindMin1: depth-first over the radix tree, nearer child first, pruning subtrees of the
-/// query's own component and boxes beyond its current best. A group of Morton-adjacent queries
-/// (a warp) walks one path: it enters a subtree when any of its lanes may find a candidate there,
-/// and each lane keeps its own best, so the result of every lane is exact. With one lane per
-/// group (the CPU) this is the plain per-point search.
+/// FindMin1, one point per thread: depth-first over the radix tree, nearer child first,
+/// pruning subtrees of the point's own component and boxes beyond its current best.
+/// (Measured on the H100: a warp walking one shared path for its 32 Morton-adjacent points was
+/// faster only in the first rounds of clustered data, and slower elsewhere.)
 template <int Dim>
 struct FindNearestForeign
 {
   SearchContext<Dim> ctx;
-  std::size_t count;  ///< m; lanes at or past it only vote
 
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp, bool active,
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp,
     Candidate& best) const
   {
     Index const end = ctx.firstPointOfLeaf[leaf + 1];
     for (Index k = ctx.firstPointOfLeaf[leaf]; k < end; ++k)
     {
-      PointRecord const r = ctx.recordOfPoint[k];
-      if (active)
-      {
-        ctx.consider(r, k, q, comp, best);
-      }
+      ctx.consider(ctx.recordOfPoint[k], k, q, comp, best);
     }
   }
 
   EMST_HD void operator()(std::size_t index) const
   {
-    bool const inRange = index < count;
-    Index const p = static_cast<Index>(inRange ? index : count - 1);
+    Index const p = static_cast<Index>(index);
     PointRecord const self = ctx.recordOfPoint[p];
     Index const comp = self.comp;
     float radius = 0.0f;
-    bool const active = inRange && ctx.needsSearch(p, comp, radius);
-    if (!groupAny(active))
+    if (!ctx.needsSearch(p, comp, radius))
     {
       return;
     }
     Candidate best = SearchContext<Dim>::start(radius);
     if (ctx.leaves == 1)
     {
-      this->scanLeaf(0, self.x, comp, active, best);
+      this->scanLeaf(0, self.x, comp, best);
+      ctx.finish(p, comp, best, radius);
+      return;
     }
-    else
+    // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
+    Index stackNode[64];
+    float stackDistance[64];
+    int top = 0;
+    Index next = 0;
+    for (;;)
     {
-      // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
-      // Node references are the same in every lane; the distances are each lane's own.
-      Index stackNode[64];
-      float stackDistance[64];
-      int top = 0;
-      Index next = 0;
-      for (;;)
+      if (next & kLeafBit)
       {
-        if (next & kLeafBit)
+        this->scanLeaf(next & ~kLeafBit, self.x, comp, best);
+        next = kNone;
+      }
+      else
+      {
+        TreeNode<Dim> const n = ctx.nodes[next];
+        float const d0 = n.label[0] != comp ? boxDistance2<Dim>(self.x, n.lo[0], n.hi[0])
+                                            : floatInfinity();
+        float const d1 = n.label[1] != comp ? boxDistance2<Dim>(self.x, n.lo[1], n.hi[1])
+                                            : floatInfinity();
+        bool const go0 = d0 <= best.distance2;
+        bool const go1 = d1 <= best.distance2;
+        if (go0 && go1)
         {
-          this->scanLeaf(next & ~kLeafBit, self.x, comp, active, best);
-          next = kNone;
+          bool const nearFirst = d0 <= d1;
+          stackNode[top] = nearFirst ? n.child[1] : n.child[0];
+          stackDistance[top] = nearFirst ? d1 : d0;
+          ++top;
+          next = nearFirst ? n.child[0] : n.child[1];
         }
         else
         {
-          TreeNode<Dim> const n = ctx.nodes[next];
-          float d0 = floatInfinity();
-          float d1 = floatInfinity();
-          if (active)
-          {
-            d0 = n.label[0] != comp ? boxDistance2<Dim>(self.x, n.lo[0], n.hi[0]) : d0;
-            d1 = n.label[1] != comp ? boxDistance2<Dim>(self.x, n.lo[1], n.hi[1]) : d1;
-          }
-          bool const want0 = d0 <= best.distance2;
-          bool const want1 = d1 <= best.distance2;
-          bool const any0 = groupAny(want0);
-          bool const any1 = groupAny(want1);
-          if (any0 && any1)
-          {
-            // The group goes first where most of its lanes would.
-            bool const prefer0 = want0 && (!want1 || d0 <= d1);
-            bool const prefer1 = want1 && (!want0 || d1 < d0);
-            bool const nearFirst = groupCount(prefer0) >= groupCount(prefer1);
-            stackNode[top] = nearFirst ? n.child[1] : n.child[0];
-            stackDistance[top] = nearFirst ? d1 : d0;
-            ++top;
-            next = nearFirst ? n.child[0] : n.child[1];
-          }
-          else
-          {
-            next = any0 ? n.child[0] : (any1 ? n.child[1] : kNone);
-          }
-        }
-        while (next == kNone && top > 0)
-        {
-          --top;
-          if (groupAny(stackDistance[top] <= best.distance2))
-          {
-            next = stackNode[top];
-          }
-        }
-        if (next == kNone)
-        {
-          break;
+          next = go0 ? n.child[0] : (go1 ? n.child[1] : kNone);
         }
       }
+      while (next == kNone && top > 0)
+      {
+        --top;
+        next = stackDistance[top] <= best.distance2 ? stackNode[top] : kNone;
+      }
+      if (next == kNone)
+      {
+        break;
+      }
     }
-    if (active)
-    {
-      ctx.finish(p, comp, best, radius);
-    }
+    ctx.finish(p, comp, best, radius);
   }
 };
 

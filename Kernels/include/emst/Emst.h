@@ -88,8 +88,9 @@ private:
   ErrorCode Code;
 };
 
-/// Called on the calling thread between steps with the fraction done (0..1) and the name of the
-/// step about to run. Returning false cancels: computeEmst then throws Error(Cancelled).
+/// Called on the calling thread between steps with the fraction done (0..1, non-decreasing) and
+/// the name of the step about to run; a last call reports 1.0 and "done" (its answer is then
+/// ignored). Returning false cancels: computeEmst then throws Error(Cancelled).
 using ProgressCallback = std::function<bool(double fraction, const char* step)>;
 
 struct Options
@@ -135,6 +136,19 @@ struct Result
 };
 
 /// Computes the Euclidean minimum spanning tree of the finite points of `points`.
+///
+/// Errors (emst::Error): InvalidInput for a null `data` with count > 0 (null with count 0 is an
+/// empty cloud), a dimension other than 2 or 3, a stride below the dimension, 2^32-1 points or
+/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), or device
+/// memory given to the CPU backend; DeviceUnavailable when CUDA is asked for (Backend::Cuda or
+/// device memory) and cannot run; OutOfMemory, DeviceError, Cancelled as their names say.
+/// Backend::Auto turns OutOfMemory and DeviceError of the GPU into a run on the CPU, with a
+/// message.
+///
+/// "Exact" means: the edge set is the minimum spanning tree under the order below, computed in
+/// float32 on coordinates relative to the bounding box. Its total length (in double) matches the
+/// true EMST to float32 precision of the box (about 1e-7 relative for ordinary clouds); two
+/// clusters far apart relative to their own size lose resolution like any float32 code would.
 ///
 /// The tree is the unique MST under the total order (d2, min(i, j), max(i, j)) on edges, where
 /// d2 is the squared distance in float32 of the engine's coordinates:
