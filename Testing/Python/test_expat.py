@@ -9,7 +9,7 @@ checked here, each in a fresh pvpython:
   2. libEMSTExpatFix.so (LD_PRELOAD, or the emst-pvpython wrapper) makes the default appended
      files read back; this part fails if the work-around stops working.
 Also reported: whether this machine's libexpat has the problem at all (the appended file read
-without the work-around)."""
+without the work-around). And the wrapper must auto-load the plugin (PV_PLUGIN_PATH)."""
 import os
 import subprocess
 
@@ -74,3 +74,13 @@ t.passed("appended .vtp read back with LD_PRELOAD=libEMSTExpatFix.so")
 ok, log = read(appended, args.wrapper)
 assert ok, "appended .vtp not read back by %s:\n%s" % (args.wrapper, log)
 t.passed("appended .vtp read back by the emst-pvpython wrapper")
+
+autoload = os.path.join(args.work_dir, "autoload.py")
+with open(autoload, "w") as f:
+    f.write("import paraview.simple as s\n"
+            "t = s.EuclideanMinimumSpanningTree(Input=s.PointSource(NumberOfPoints=30))\n"
+            "t.UpdatePipeline()\n"
+            "print('autoloaded lines=%d' % t.GetDataInformation().GetNumberOfCells())\n")
+child = subprocess.run([args.wrapper, autoload], capture_output=True, text=True, timeout=120)
+assert child.returncode == 0 and "autoloaded lines=29" in child.stdout, child.stdout + child.stderr
+t.passed("the emst-pvpython wrapper loads the plugin by itself")
