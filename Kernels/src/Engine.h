@@ -160,6 +160,14 @@ private:
     }
   }
 
+  void finished()
+  {
+    if (this->Opts.progress && !this->Opts.progress(1.0, "done"))
+    {
+      throw Error(ErrorCode::Cancelled, "EMST computation cancelled");
+    }
+  }
+
   template <class T>
   void runTyped(const InputPoints<T, Dim>& input, std::size_t n, Result& result)
   {
@@ -311,10 +319,7 @@ private:
     this->X.endCompute();
     result.edges.resize(e);
     this->X.copyToHost(reinterpret_cast<OutputEdge*>(result.edges.data()), out.data(), e);
-    if (this->Opts.progress)
-    {
-      this->Opts.progress(1.0, "done");
-    }
+    this->finished();
   }
 
   /// Sorts each run of equal codes by coordinates so that identical points become adjacent,

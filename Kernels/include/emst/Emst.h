@@ -89,8 +89,8 @@ private:
 };
 
 /// Called on the calling thread between steps with the fraction done (0..1, non-decreasing) and
-/// the name of the step about to run; a last call reports 1.0 and "done" (its answer is then
-/// ignored). Returning false cancels: computeEmst then throws Error(Cancelled).
+/// the name of the step about to run; a last call reports 1.0 and "done". Returning false
+/// cancels, at any call: computeEmst then throws Error(Cancelled).
 using ProgressCallback = std::function<bool(double fraction, const char* step)>;
 
 struct Options
