@@ -192,10 +192,7 @@ private:
     if (v < 2)
     {
       this->X.endCompute();
-      if (this->Opts.progress)
-      {
-        this->Opts.progress(1.0, "done");
-      }
+      this->finished();
       return;
     }
     Buf<Index> pointOfSorted(this->X, v); // input index of each finite point
