@@ -82,7 +82,10 @@ if [ "$mode" = demo ]; then
   cmake --build "$build" -j "$jobs" --target EMST EMSTExpatFix emst_cli
   out="$build/demo"
   echo "== the demo: EMST of Data/sample_cloud.vtp"
-  xvfb-run -a pvpython "$root/Plugin/Examples/emst_demo.py" --plugin "$plugin" \
+  # -noreset: an X server that resets when its last client leaves can refuse pvpython's second
+  # connection (it probes OpenGL first).
+  xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \
+    pvpython "$root/Plugin/Examples/emst_demo.py" --plugin "$plugin" \
     --input "$root/Data/sample_cloud.vtp" --output-dir "$out"
   cat <<EOF
 == done
