@@ -177,6 +177,27 @@ EMST_HD EMST_FORCEINLINE std::uint32_t atomicAddU32(std::uint32_t* address, std:
 #endif
 }
 
+/// Takes the next slot of a counter (returns the old value). On the device the lanes of a warp
+/// that call it together take consecutive slots with one atomic: a counter that millions of
+/// threads bump (edges, new component labels) is not serialised lane by lane.
+EMST_HD EMST_FORCEINLINE std::uint32_t takeSlot(std::uint32_t* counter)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned const mask = __activemask();
+  unsigned const lane = threadIdx.x & 31u;
+  int const leader = __ffs(mask) - 1;
+  std::uint32_t base = 0;
+  if (static_cast<int>(lane) == leader)
+  {
+    base = atomicAdd(counter, static_cast<std::uint32_t>(__popc(mask)));
+  }
+  base = __shfl_sync(mask, base, leader);
+  return base + static_cast<std::uint32_t>(__popc(mask & ((1u << lane) - 1u)));
+#else
+  return __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
 /// Loads that must see other threads' writes made before a synchronising atomic (the climbs,
 /// path halving): bypass the non-coherent L1 on the device.
 template <class T>
@@ -239,6 +260,70 @@ EMST_HD EMST_FORCEINLINE std::uint64_t spreadBits2(std::uint64_t x)
   x = (x | (x << 1)) & 0x5555555555555555ull;
   return x;
 }
+
+/// Inverse of spreadBits3: gathers every third bit (from bit 0) into the low 21 bits.
+EMST_HD EMST_FORCEINLINE std::uint64_t compactBits3(std::uint64_t x)
+{
+  x &= 0x1249249249249249ull;
+  x = (x ^ (x >> 2)) & 0x10C30C30C30C30C3ull;
+  x = (x ^ (x >> 4)) & 0x100F00F00F00F00Full;
+  x = (x ^ (x >> 8)) & 0x001F0000FF0000FFull;
+  x = (x ^ (x >> 16)) & 0x001F00000000FFFFull;
+  x = (x ^ (x >> 32)) & 0x00000000001FFFFFull;
+  return x;
+}
+
+/// Inverse of spreadBits2: gathers every second bit (from bit 0) into the low 31 bits.
+EMST_HD EMST_FORCEINLINE std::uint64_t compactBits2(std::uint64_t x)
+{
+  x &= 0x5555555555555555ull;
+  x = (x ^ (x >> 1)) & 0x3333333333333333ull;
+  x = (x ^ (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
+  x = (x ^ (x >> 4)) & 0x00FF00FF00FF00FFull;
+  x = (x ^ (x >> 8)) & 0x0000FFFF0000FFFFull;
+  x = (x ^ (x >> 16)) & 0x00000000FFFFFFFFull;
+  return x;
+}
+
+EMST_HD EMST_FORCEINLINE int ctz64(std::uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+/// The Morton cell of a radix-tree node: the codes that share a prefix. Encoded in one word as
+/// ((prefix << 1) | 1) << (codeBits - prefixBits): the marker bit after the prefix gives its
+/// length back (prefixBits < codeBits since the node holds two distinct keys).
+template <int Dim>
+struct MortonCell
+{
+  static constexpr int kBits = MortonTraits<Dim>::kBitsPerAxis;
+  static constexpr int kCodeBits = Dim * kBits;
+
+  EMST_HD static std::uint64_t encode(std::uint64_t code, int prefixBits)
+  {
+    int const shift = kCodeBits - prefixBits;
+    return (((code >> shift) << 1) | 1u) << shift;
+  }
+
+  /// Lattice range [lo, hiExclusive) of the cell on each axis.
+  EMST_HD static void decode(std::uint64_t cell, std::uint64_t* lo, std::uint64_t* hiExclusive)
+  {
+    int const shift = ctz64(cell);
+    int const prefixBits = kCodeBits - shift;
+    std::uint64_t const code = (cell >> (shift + 1)) << shift;
+    for (int a = 0; a < Dim; ++a)
+    {
+      std::uint64_t const q = Dim == 3 ? compactBits3(code >> (2 - a)) : compactBits2(code >> (1 - a));
+      int const fixedBits = (prefixBits + Dim - 1 - a) / Dim;
+      lo[a] = q;
+      hiExclusive[a] = q + (std::uint64_t(1) << (kBits - fixedBits));
+    }
+  }
+};
 
 /// Number of leading cell levels two codes share (0 .. kBitsPerAxis).
 template <int Dim>

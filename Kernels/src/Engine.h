@@ -271,7 +271,7 @@ private:
     Buf<Index> edgePoints(this->X, 2 * treeEdges);
     if (m > 1)
     {
-      this->boruvka(input, frame, m, codeOfPoint, inputOfPoint, edgePoints, stats);
+      this->boruvka(input, frame, quantizer, m, codeOfPoint, inputOfPoint, edgePoints, stats);
     }
     codeOfPoint.reset();
 
@@ -379,7 +379,8 @@ private:
   /// Builds the cells and the hierarchy, then runs Boruvka rounds until one component is left.
   /// Writes the m-1 tree edges as pairs of distinct-point indices into edgePoints.
   template <class T>
-  void boruvka(const InputPoints<T, Dim>& input, const Frame& frame, std::size_t m,
+  void boruvka(const InputPoints<T, Dim>& input, const Frame& frame,
+    const Quantizer<Dim>& quantizer, std::size_t m,
     Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint, Buf<Index>& edgePoints,
     Stats& stats)
   {
@@ -400,6 +401,8 @@ private:
       thrust::copy_if(policy, Counting(0), Counting(m), firstPointOfLeaf.data(), startsLeaf);
     }
     this->X.fill(firstPointOfLeaf.data() + leaves, 1, static_cast<Index>(m));
+    Buf<Index> leafOfPoint(this->X, m);
+    this->X.forEach(leaves, LeafOfPoint{firstPointOfLeaf.data(), leafOfPoint.data()});
     Buf<PointRecord> recordOfPoint(this->X, m);
     this->X.forEach(
       m, MakeRecords<T, Dim>{input, inputOfPoint.data(), recordOfPoint.data(), frame});
@@ -408,6 +411,8 @@ private:
     this->progress(0.18, "tree");
     std::size_t const internal = leaves - 1;
     Buf<TreeNode<Dim>> nodes(this->X, internal);
+    Buf<std::uint64_t> cellOfNode(this->X, internal);
+    Buf<LeafRange> rangeOfNode(this->X, internal);
     Buf<Index> parentOfNode(this->X, internal);
     Buf<Index> parentOfLeaf(this->X, leaves);
     Buf<Index> visitsOfNode(this->X, internal);
@@ -421,7 +426,7 @@ private:
         this->X.fill(parentOfNode.data(), 1, kNone);
         this->X.forEach(internal,
           BuildRadixTree<Dim>{keyOfLeaf.data(), static_cast<long long>(leaves), nodes.data(),
-            parentOfNode.data(), parentOfLeaf.data()});
+            cellOfNode.data(), rangeOfNode.data(), parentOfNode.data(), parentOfLeaf.data()});
       }
       this->X.fill(visitsOfNode.data(), internal, 0u); // the climbs keep it zero between uses
       this->X.forEach(leaves,
@@ -430,6 +435,9 @@ private:
     }
 
     // ---- Boruvka rounds -------------------------------------------------------------------------
+    visitsOfNode.reset();
+    Buf<Index> labelOfLeaf(this->X, leaves);
+    Buf<Index> runOfLeaf(this->X, leaves);
     Buf<Index> candidateOfPoint(this->X, m);
     Buf<Index> candidateCompOfPoint(this->X, m);
     Buf<float> boundOfPoint(this->X, m);
@@ -486,8 +494,9 @@ private:
           : round == 2                           ? first.newLabelOfComp
                                                  : later.newLabelOfComp;
         this->enqueueRound(round, m, known, leaves, round == 1 ? first : later, later, previousLabels,
-          recordOfPoint.data(), inputOfPoint.data(), firstPointOfLeaf.data(),
-          parentOfNode.data(), parentOfLeaf.data(), nodes.data(), visitsOfNode.data(),
+          recordOfPoint.data(), inputOfPoint.data(), firstPointOfLeaf.data(), leafOfPoint.data(),
+          quantizer.scale, parentOfNode.data(), parentOfLeaf.data(), nodes.data(),
+          cellOfNode.data(), rangeOfNode.data(), labelOfLeaf.data(), runOfLeaf.data(),
           candidateOfPoint.data(), candidateCompOfPoint.data(), boundOfPoint.data(),
           edgePoints.data(), counters.data());
       }
@@ -519,12 +528,13 @@ private:
   /// counters[round] holds the components before it, counters[round + 1] receives those after;
   /// `known` (the count at the host's last look) bounds it and sizes the per-component launches.
   void enqueueRound(int round, std::size_t m, std::size_t known, std::size_t leaves,
-    const ComponentArrays& comps,
-    const ComponentArrays& later, const Index* previousLabels, PointRecord* recordOfPoint, const Index* inputOfPoint,
-    const Index* firstPointOfLeaf, const Index* parentOfNode, const Index* parentOfLeaf,
-    TreeNode<Dim>* nodes, Index* visitsOfNode, Index* candidateOfPoint,
-    Index* candidateCompOfPoint, float* boundOfPoint, Index* edgePoints,
-    std::uint32_t* counters)
+    const ComponentArrays& comps, const ComponentArrays& later, const Index* previousLabels,
+    PointRecord* recordOfPoint, const Index* inputOfPoint, const Index* firstPointOfLeaf,
+    const Index* leafOfPoint, float latticeScale, const Index* parentOfNode,
+    const Index* parentOfLeaf, TreeNode<Dim>* nodes, const std::uint64_t* cellOfNode,
+    const LeafRange* rangeOfNode, Index* labelOfLeaf, Index* runOfLeaf,
+    Index* candidateOfPoint, Index* candidateCompOfPoint,
+    float* boundOfPoint, Index* edgePoints, std::uint32_t* counters)
   {
     bool const singletons = (round == 1);
     const std::uint32_t* before = counters + round;
@@ -535,13 +545,21 @@ private:
     }
     // Relabel, seed the bounds, refresh the subtree labels.
     this->X.forEachUnlessDone(leaves, before,
-      RelabelAndClimb<Dim>{recordOfPoint, firstPointOfLeaf, parentOfNode, parentOfLeaf, nodes,
-        visitsOfNode, static_cast<Index>(leaves), previousLabels,
+      RelabelLeaves<Dim>{recordOfPoint, firstPointOfLeaf, labelOfLeaf, previousLabels,
         candidateOfPoint, candidateCompOfPoint, boundOfPoint, comps.boundOfComp});
+    if (leaves > 1)
+    {
+      auto runStarts = thrust::make_transform_iterator(Counting(0), LabelRunStart{labelOfLeaf});
+      thrust::inclusive_scan(this->X.policy(), runStarts, runStarts + leaves, runOfLeaf,
+        thrust::maximum<Index>());
+      this->X.forEachUnlessDone(
+        leaves - 1, before, LabelNodes<Dim>{labelOfLeaf, runOfLeaf, rangeOfNode, nodes});
+    }
     // FindMin1, with the first key of FindMin2.
-    SearchContext<Dim> const ctx{recordOfPoint, inputOfPoint, nodes, firstPointOfLeaf,
-      static_cast<Index>(leaves), candidateOfPoint, candidateCompOfPoint, boundOfPoint,
-      comps.boundOfComp, comps.firstKeyOfComp};
+    SearchContext<Dim> const ctx{recordOfPoint, inputOfPoint, nodes, cellOfNode, parentOfNode,
+      parentOfLeaf, leafOfPoint, firstPointOfLeaf, static_cast<Index>(leaves), latticeScale,
+      candidateOfPoint, candidateCompOfPoint, boundOfPoint, comps.boundOfComp,
+      comps.firstKeyOfComp};
     this->X.forEachSearch(m, before, FindNearestForeign<Dim>{ctx});
     // FindMin2, second key.
     if (!singletons)

@@ -369,6 +369,26 @@ struct StartsLeaf
   }
 };
 
+/// Leaves first..last (inclusive) of a subtree.
+struct LeafRange
+{
+  Index first;
+  Index last;
+};
+
+struct LeafOfPoint
+{
+  const Index* firstPointOfLeaf;  ///< [L+1]
+  Index* leafOfPoint;             ///< [m]
+  EMST_HD void operator()(std::size_t leaf) const
+  {
+    for (Index k = firstPointOfLeaf[leaf]; k < firstPointOfLeaf[leaf + 1]; ++k)
+    {
+      leafOfPoint[k] = static_cast<Index>(leaf);
+    }
+  }
+};
+
 // =============================================================================================
 // Hierarchy: a binary radix tree over the leaf cells' Morton keys (Karras 2012, as in LBVH and
 // ArborX), built in parallel, one internal node per thread. Node 0 is the root.
@@ -380,6 +400,8 @@ struct BuildRadixTree
   const std::uint64_t* keyOfLeaf;  ///< [L], strictly increasing
   long long leaves;
   TreeNode<Dim>* nodes;            ///< [L-1]
+  std::uint64_t* cellOfNode;       ///< [L-1] MortonCell of each node
+  LeafRange* rangeOfNode;          ///< [L-1] leaves under each node
   Index* parentOfNode;             ///< [L-1]: parent | slot<<31, kNone for the root
   Index* parentOfLeaf;             ///< [L]
 
@@ -412,6 +434,10 @@ struct BuildRadixTree
     }
     long long const j = i + length * d;
     int const deltaNode = delta(i, j);
+    // The node holds exactly the points whose codes share these deltaNode leading bits (the
+    // leaves are disjoint Morton cells, so a leaf's other points share its first key's prefix).
+    cellOfNode[index] = MortonCell<Dim>::encode(
+      keyOfLeaf[i], deltaNode - (64 - MortonCell<Dim>::kCodeBits));
     long long split = 0;
     long long divisor = 2;
     long long t;
@@ -427,6 +453,7 @@ struct BuildRadixTree
     long long const gamma = i + split * d + (d < 0 ? -1 : 0);
     long long const lo = i < j ? i : j;
     long long const hi = i < j ? j : i;
+    rangeOfNode[index] = LeafRange{static_cast<Index>(lo), static_cast<Index>(hi)};
 
     Index* child = nodes[index].child;
     Index const g = static_cast<Index>(gamma);
@@ -529,19 +556,14 @@ struct ClimbBoxes
 
 /// Start of a round, one thread per leaf: moves the leaf's points to their new component labels
 /// (from the last round's merge), seeds each component's upper bound with the answers that are
-/// still valid, and refreshes the subtree labels by the same bottom-up climb as the boxes: a
-/// subtree whose points all belong to the searching point's component is skipped whole
-/// (Prokopenko et al. 2022, section 3.2).
+/// still valid and with Morton neighbours, and writes the leaf's label: its points' common
+/// component, or kMixed.
 template <int Dim>
-struct RelabelAndClimb
+struct RelabelLeaves
 {
   PointRecord* recordOfPoint;         ///< [m]
   const Index* firstPointOfLeaf;      ///< [L+1]
-  const Index* parentOfNode;          ///< [L-1]
-  const Index* parentOfLeaf;          ///< [L]
-  TreeNode<Dim>* nodes;               ///< [L-1]
-  Index* visitsOfNode;                ///< [L-1], zero on entry and on exit
-  Index leaves;
+  Index* labelOfLeaf;                 ///< [L]
   const Index* newLabelOfComp;        ///< [previous k], or null in the first round
   const Index* candidateOfPoint;      ///< [m]
   Index* candidateCompOfPoint;        ///< [m]
@@ -592,29 +614,47 @@ struct RelabelAndClimb
       label = (k == first || label == r.comp) ? r.comp : kMixed;
       previous = r;
     }
-    if (leaves == 1)
+    labelOfLeaf[leaf] = label;
+  }
+};
+
+/// Run starts of the leaf labels: j where leaf j's label differs from leaf j-1's, else 0. Their
+/// running maximum is the first leaf of the run holding j, so a range of leaves has one label
+/// exactly when its last leaf's run starts at or before its first.
+struct LabelRunStart
+{
+  const Index* labelOfLeaf;  ///< [L]
+  EMST_HD Index operator()(std::size_t j) const
+  {
+    return j == 0 || labelOfLeaf[j] != labelOfLeaf[j - 1] ? static_cast<Index>(j) : 0u;
+  }
+};
+
+/// Component labels of subtrees, for the search to skip subtrees of its own component whole
+/// (Prokopenko et al. 2022, 3.2): one thread per node, O(1) each, no bottom-up chain.
+template <int Dim>
+struct LabelNodes
+{
+  const Index* labelOfLeaf;     ///< [L]
+  const Index* runOfLeaf;       ///< [L] running maximum of LabelRunStart
+  const LeafRange* rangeOfNode; ///< [L-1]
+  TreeNode<Dim>* nodes;         ///< [L-1]
+  EMST_HD void operator()(std::size_t node) const
+  {
+    for (int s = 0; s < 2; ++s)
     {
-      return;
-    }
-    Index ref = parentOfLeaf[leaf];
-    for (;;)
-    {
-      Index const node = ref & ~kSlotBit;
-      int const slot = (ref & kSlotBit) ? 1 : 0;
-      TreeNode<Dim>& n = nodes[node];
-      storeShared(&n.label[slot], label);
-      if (atomicIncrementAcqRel(&visitsOfNode[node]) == 0)
+      Index const child = nodes[node].child[s];
+      Index label;
+      if (child & kLeafBit)
       {
-        return;
+        label = labelOfLeaf[child & ~kLeafBit];
       }
-      visitsOfNode[node] = 0;
-      Index const other = loadShared(&n.label[1 - slot]);
-      label = other == label ? label : kMixed;
-      ref = parentOfNode[node];
-      if (ref == kNone)
+      else
       {
-        return;
+        LeafRange const r = rangeOfNode[child];
+        label = runOfLeaf[r.last] <= r.first ? labelOfLeaf[r.first] : kMixed;
       }
+      nodes[node].label[s] = label;
     }
   }
 };
@@ -646,8 +686,13 @@ struct SearchContext
   const PointRecord* recordOfPoint;  ///< [m]
   const Index* inputOfPoint;         ///< [m] input index of each distinct point
   const TreeNode<Dim>* nodes;        ///< [L-1]
+  const std::uint64_t* cellOfNode;   ///< [L-1]
+  const Index* parentOfNode;         ///< [L-1]
+  const Index* parentOfLeaf;         ///< [L]
+  const Index* leafOfPoint;          ///< [m]
   const Index* firstPointOfLeaf;     ///< [L+1]
   Index leaves;
+  float latticeScale;                ///< Quantizer::scale: lattice cells per unit
   Index* candidateOfPoint;           ///< [m]
   Index* candidateCompOfPoint;       ///< [m]
   float* boundOfPoint;               ///< [m]
@@ -734,10 +779,11 @@ struct SearchContext
   }
 };
 
-/// FindMin1, one point per thread: depth-first over the radix tree, nearer child first,
-/// pruning subtrees of the point's own component and boxes beyond its current best.
-/// (Measured on the H100: a warp walking one shared path for its 32 Morton-adjacent points was
-/// faster only in the first rounds of clustered data, and slower elsewhere.)
+/// FindMin1, one point per thread, bottom-up: the point's own cell first, then up the radix
+/// tree, searching each sibling subtree depth-first (nearer child first, pruning subtrees of the
+/// point's own component and boxes beyond the current best), until the ball of the current best
+/// lies inside the Morton cell of the subtree searched so far: every point outside it is then
+/// farther. Most searches stop a few levels above their leaf, never touching the root.
 template <int Dim>
 struct FindNearestForeign
 {
@@ -753,42 +799,57 @@ struct FindNearestForeign
     }
   }
 
-  EMST_HD void operator()(std::size_t index) const
+  /// True when every point outside the cell is farther from q than sqrt(best2). In lattice
+  /// units, in double: a point outside has a lattice coordinate out of [lo, hi), and its
+  /// coordinate differs from lattice*scale by the float rounding of that product, at most
+  /// 2^-24 relative; the 2^-23 factors cover it twice over. The cube's outer faces need no test.
+  EMST_HD bool ballInside(std::uint64_t cell, const float* q, float best2) const
   {
-    Index const p = static_cast<Index>(index);
-    PointRecord const self = ctx.recordOfPoint[p];
-    Index const comp = self.comp;
-    float radius = 0.0f;
-    if (!ctx.needsSearch(p, comp, radius))
+    std::uint64_t lo[Dim], hi[Dim];
+    MortonCell<Dim>::decode(cell, lo, hi);
+    double const scale = ctx.latticeScale;
+    double const radius = sqrt(static_cast<double>(best2)) * scale * (1.0 + 0x1p-30);
+    double const top = static_cast<double>(std::uint64_t(1) << MortonCell<Dim>::kBits);
+    for (int a = 0; a < Dim; ++a)
     {
-      return;
+      double const u = static_cast<double>(q[a]) * scale;
+      double const l = static_cast<double>(lo[a]);
+      double const h = static_cast<double>(hi[a]);
+      if (lo[a] > 0 && !(u - l * (1.0 + 0x1p-23) > radius))
+      {
+        return false;
+      }
+      if (h < top && !(h * (1.0 - 0x1p-23) - u > radius))
+      {
+        return false;
+      }
     }
-    Candidate best = SearchContext<Dim>::start(radius);
-    if (ctx.leaves == 1)
-    {
-      this->scanLeaf(0, self.x, comp, best);
-      ctx.finish(p, comp, best, radius);
-      return;
-    }
+    return true;
+  }
+
+  /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit).
+  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const float* q, Index comp,
+    Candidate& best) const
+  {
     // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
     Index stackNode[64];
     float stackDistance[64];
     int top = 0;
-    Index next = 0;
+    Index next = root;
     for (;;)
     {
       if (next & kLeafBit)
       {
-        this->scanLeaf(next & ~kLeafBit, self.x, comp, best);
+        this->scanLeaf(next & ~kLeafBit, q, comp, best);
         next = kNone;
       }
       else
       {
         TreeNode<Dim> const n = ctx.nodes[next];
-        float const d0 = n.label[0] != comp ? boxDistance2<Dim>(self.x, n.lo[0], n.hi[0])
-                                            : floatInfinity();
-        float const d1 = n.label[1] != comp ? boxDistance2<Dim>(self.x, n.lo[1], n.hi[1])
-                                            : floatInfinity();
+        float const d0 =
+          n.label[0] != comp ? boxDistance2<Dim>(q, n.lo[0], n.hi[0]) : floatInfinity();
+        float const d1 =
+          n.label[1] != comp ? boxDistance2<Dim>(q, n.lo[1], n.hi[1]) : floatInfinity();
         bool const go0 = d0 <= best.distance2;
         bool const go1 = d1 <= best.distance2;
         if (go0 && go1)
@@ -811,7 +872,41 @@ struct FindNearestForeign
       }
       if (next == kNone)
       {
-        break;
+        return;
+      }
+    }
+  }
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const p = static_cast<Index>(index);
+    PointRecord const self = ctx.recordOfPoint[p];
+    Index const comp = self.comp;
+    float radius = 0.0f;
+    if (!ctx.needsSearch(p, comp, radius))
+    {
+      return;
+    }
+    Candidate best = SearchContext<Dim>::start(radius);
+    Index const leaf = ctx.leafOfPoint[p];
+    this->scanLeaf(leaf, self.x, comp, best);
+    if (ctx.leaves > 1)
+    {
+      for (Index up = ctx.parentOfLeaf[leaf];;)
+      {
+        Index const node = up & ~kSlotBit;
+        int const sibling = (up & kSlotBit) ? 0 : 1;
+        TreeNode<Dim> const& n = ctx.nodes[node];
+        if (n.label[sibling] != comp &&
+          boxDistance2<Dim>(self.x, n.lo[sibling], n.hi[sibling]) <= best.distance2)
+        {
+          this->searchSubtree(n.child[sibling], self.x, comp, best);
+        }
+        up = ctx.parentOfNode[node];
+        if (up == kNone || this->ballInside(ctx.cellOfNode[node], self.x, best.distance2))
+        {
+          break;
+        }
       }
     }
     ctx.finish(p, comp, best, radius);
@@ -923,7 +1018,7 @@ struct RootAndEmit
       storeShared(&comps.hookOfComp[c], c);
       return;
     }
-    std::uint32_t const slot = atomicAddU32(edgeCount, 1u);
+    std::uint32_t const slot = takeSlot(edgeCount);
     edgePoints[2 * slot] = p;
     edgePoints[2 * slot + 1] = candidateOfPoint[p];
   }
@@ -957,7 +1052,7 @@ struct FindRoots
     comps.rootOfComp[index] = x;
     if (x == index)
     {
-      comps.newIdOfComp[index] = atomicAddU32(rootCount, 1u);
+      comps.newIdOfComp[index] = takeSlot(rootCount);
     }
   }
 };
