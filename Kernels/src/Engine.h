@@ -105,8 +105,9 @@ private:
   T* Data;
 };
 
-/// Tuning knob, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY (points
-/// per cell at most, default 16).
+/// Tuning knobs, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY (points
+/// per cell at most, default 16) and EMST_SEARCH (topdown, bottomup, or first: bottom-up in the
+/// first round only).
 inline int leafCapacity()
 {
   static int const capacity = []
@@ -116,6 +117,26 @@ inline int leafCapacity()
     return value >= 2 && value <= 256 ? value : 16;
   }();
   return capacity;
+}
+
+enum class SearchStart
+{
+  TopDown,
+  BottomUp,
+  BottomUpFirstRound
+};
+
+inline SearchStart searchStart()
+{
+  static SearchStart const start = []
+  {
+    const char* text = std::getenv("EMST_SEARCH");
+    std::string const mode = text ? text : "";
+    return mode == "topdown" ? SearchStart::TopDown
+      : mode == "bottomup"   ? SearchStart::BottomUp
+                             : SearchStart::BottomUpFirstRound;
+  }();
+  return start;
 }
 
 template <class Exec, int Dim>
@@ -558,6 +579,8 @@ private:
     // FindMin1, with the first key of FindMin2.
     SearchContext<Dim> const ctx{recordOfPoint, inputOfPoint, nodes, cellOfNode, parentOfNode,
       parentOfLeaf, leafOfPoint, firstPointOfLeaf, static_cast<Index>(leaves), latticeScale,
+      searchStart() == SearchStart::BottomUp ||
+        (searchStart() == SearchStart::BottomUpFirstRound && singletons),
       candidateOfPoint, candidateCompOfPoint, boundOfPoint, comps.boundOfComp,
       comps.firstKeyOfComp};
     this->X.forEachSearch(m, before, FindNearestForeign<Dim>{ctx});

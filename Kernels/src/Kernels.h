@@ -693,6 +693,7 @@ struct SearchContext
   const Index* firstPointOfLeaf;     ///< [L+1]
   Index leaves;
   float latticeScale;                ///< Quantizer::scale: lattice cells per unit
+  bool bottomUp;                     ///< start at the point's cell (else at the root)
   Index* candidateOfPoint;           ///< [m]
   Index* candidateCompOfPoint;       ///< [m]
   float* boundOfPoint;               ///< [m]
@@ -779,11 +780,11 @@ struct SearchContext
   }
 };
 
-/// FindMin1, one point per thread, bottom-up: the point's own cell first, then up the radix
-/// tree, searching each sibling subtree depth-first (nearer child first, pruning subtrees of the
-/// point's own component and boxes beyond the current best), until the ball of the current best
-/// lies inside the Morton cell of the subtree searched so far: every point outside it is then
-/// farther. Most searches stop a few levels above their leaf, never touching the root.
+/// FindMin1, one point per thread. Depth-first (nearer child first), pruning subtrees of the
+/// point's own component and boxes beyond the current best, either from the root (top-down) or
+/// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
+/// subtree, until the ball of the current best lies inside the Morton cell of the subtree
+/// searched so far: every point outside it is then farther.
 template <int Dim>
 struct FindNearestForeign
 {
@@ -888,6 +889,12 @@ struct FindNearestForeign
       return;
     }
     Candidate best = SearchContext<Dim>::start(radius);
+    if (!ctx.bottomUp)
+    {
+      this->searchSubtree(ctx.leaves > 1 ? 0u : kLeafBit, self.x, comp, best);
+      ctx.finish(p, comp, best, radius);
+      return;
+    }
     Index const leaf = ctx.leafOfPoint[p];
     this->scanLeaf(leaf, self.x, comp, best);
     if (ctx.leaves > 1)
