@@ -507,7 +507,9 @@ private:
         {
           throw Error(ErrorCode::Internal, "too many Boruvka rounds");
         }
-        this->progress(0.2 + 0.75 * (1.0 - std::log(static_cast<double>(known)) / logM),
+        // Progress from the expected count: about four times fewer components per round.
+        double const expected = std::max(2.0, static_cast<double>(known) / std::pow(4.0, b));
+        this->progress(0.2 + 0.75 * (1.0 - std::log(expected) / logM),
           ("round " + std::to_string(round)).c_str());
         // New labels of the previous round: none before round one; round one wrote them in
         // its own layout.
