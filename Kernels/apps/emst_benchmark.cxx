@@ -169,26 +169,6 @@ std::string readWholeFile(const std::string& path)
   return s.str();
 }
 
-/// The number after "key": in a JSON text (a deliberately simple reader for NAME.ref.json).
-bool jsonNumber(const std::string& text, const std::string& key, double& value)
-{
-  const std::string quoted = "\"" + key + "\"";
-  std::size_t at = text.find(quoted);
-  if (at == std::string::npos)
-  {
-    return false;
-  }
-  at = text.find(':', at + quoted.size());
-  if (at == std::string::npos)
-  {
-    return false;
-  }
-  const char* begin = text.c_str() + at + 1;
-  char* end = nullptr;
-  value = std::strtod(begin, &end);
-  return end != begin;
-}
-
 /// Reference total weight for a set: NAME.ref.json beside the file, else the line of
 /// gen_points_reference.txt named like the file (its n and dim must match). Returns false and
 /// says why in *why when there is none.
@@ -199,7 +179,7 @@ bool findReference(const std::string& file, std::size_t n, int dim, const Settin
   const std::string json = directoryOf(file) + "/" + stem + ".ref.json";
   if (fileExists(json))
   {
-    if (jsonNumber(readWholeFile(json), "total_weight", weight))
+    if (emst::jsonNumber(readWholeFile(json), "total_weight", weight))
     {
       return true;
     }

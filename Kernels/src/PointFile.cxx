@@ -16,6 +16,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <cstdlib>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -474,6 +475,25 @@ void writeEdges(const std::string& path, const std::vector<Edge>& edges)
   {
     fail(path, std::string("write failed (") + std::strerror(errno) + ")");
   }
+}
+
+bool jsonNumber(const std::string& text, const std::string& key, double& value)
+{
+  const std::string quoted = "\"" + key + "\"";
+  std::size_t at = text.find(quoted);
+  if (at == std::string::npos)
+  {
+    return false;
+  }
+  at = text.find(':', at + quoted.size());
+  if (at == std::string::npos)
+  {
+    return false;
+  }
+  const char* begin = text.c_str() + at + 1;
+  char* end = nullptr;
+  value = std::strtod(begin, &end);
+  return end != begin;
 }
 
 } // namespace emst

@@ -60,25 +60,6 @@ struct Reference
   double extraCopies = -1.0;
 };
 
-bool jsonNumber(const std::string& text, const std::string& key, double& value)
-{
-  const std::string quoted = "\"" + key + "\"";
-  std::size_t at = text.find(quoted);
-  if (at == std::string::npos)
-  {
-    return false;
-  }
-  at = text.find(':', at + quoted.size());
-  if (at == std::string::npos)
-  {
-    return false;
-  }
-  const char* begin = text.c_str() + at + 1;
-  char* end = nullptr;
-  value = std::strtod(begin, &end);
-  return end != begin;
-}
-
 bool readReference(const std::string& path, Reference& ref, std::string& why)
 {
   std::ifstream in(path);
@@ -90,8 +71,9 @@ bool readReference(const std::string& path, Reference& ref, std::string& why)
   std::stringstream text;
   text << in.rdbuf();
   const std::string json = text.str();
-  if (!jsonNumber(json, "total_weight", ref.totalWeight) || !jsonNumber(json, "n", ref.n) ||
-    !jsonNumber(json, "dim", ref.dim) || !jsonNumber(json, "extra_copies", ref.extraCopies))
+  if (!emst::jsonNumber(json, "total_weight", ref.totalWeight) ||
+    !emst::jsonNumber(json, "n", ref.n) || !emst::jsonNumber(json, "dim", ref.dim) ||
+    !emst::jsonNumber(json, "extra_copies", ref.extraCopies))
   {
     why = path + " lacks one of total_weight, n, dim, duplicates.extra_copies";
     return false;

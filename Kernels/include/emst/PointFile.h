@@ -36,4 +36,8 @@ void writeF32(const std::string& path, const PointSet& points);
 /// Writes the edges as text, one "i j length" line per edge (length with 17 significant digits).
 void writeEdges(const std::string& path, const std::vector<Edge>& edges);
 
+/// The number after `"key":` in a JSON text: a deliberately small reader for the reference files
+/// (NAME.ref.json) beside point sets. False when the key or a number is missing.
+bool jsonNumber(const std::string& text, const std::string& key, double& value);
+
 } // namespace emst
