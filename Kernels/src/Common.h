@@ -168,15 +168,6 @@ EMST_HD EMST_FORCEINLINE std::uint32_t atomicIncrementAcqRel(std::uint32_t* addr
 #endif
 }
 
-EMST_HD EMST_FORCEINLINE std::uint32_t atomicAddU32(std::uint32_t* address, std::uint32_t value)
-{
-#if defined(__CUDA_ARCH__)
-  return atomicAdd(address, value);
-#else
-  return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
-#endif
-}
-
 /// Takes the next slot of a counter (returns the old value). On the device the lanes of a warp
 /// that call it together take consecutive slots with one atomic: a counter that millions of
 /// threads bump (edges, new component labels) is not serialised lane by lane.

@@ -491,6 +491,11 @@ private:
       reinterpret_cast<Index*>(at(0)), reinterpret_cast<Index*>(at(8)),
       reinterpret_cast<Index*>(at(24))};
 
+    RoundArrays const arrays{m, leaves, recordOfPoint.data(), inputOfPoint.data(),
+      firstPointOfLeaf.data(), leafOfPoint.data(), quantizer.scale, parentOfNode.data(),
+      parentOfLeaf.data(), nodes.data(), cellOfNode.data(), rangeOfNode.data(),
+      labelOfLeaf.data(), runOfLeaf.data(), candidateOfPoint.data(), candidateCompOfPoint.data(),
+      boundOfPoint.data(), edgePoints.data(), counters.data(), first, later};
     std::size_t known = m; // components at the last look
     int round = 0;
     double const logM = std::log(static_cast<double>(m));
@@ -511,17 +516,7 @@ private:
         double const expected = std::max(2.0, static_cast<double>(known) / std::pow(4.0, b));
         this->progress(0.2 + 0.75 * (1.0 - std::log(expected) / logM),
           ("round " + std::to_string(round)).c_str());
-        // New labels of the previous round: none before round one; round one wrote them in
-        // its own layout.
-        const Index* previousLabels = round == 1 ? nullptr
-          : round == 2                           ? first.newLabelOfComp
-                                                 : later.newLabelOfComp;
-        this->enqueueRound(round, m, known, leaves, round == 1 ? first : later, later, previousLabels,
-          recordOfPoint.data(), inputOfPoint.data(), firstPointOfLeaf.data(), leafOfPoint.data(),
-          quantizer.scale, parentOfNode.data(), parentOfLeaf.data(), nodes.data(),
-          cellOfNode.data(), rangeOfNode.data(), labelOfLeaf.data(), runOfLeaf.data(),
-          candidateOfPoint.data(), candidateCompOfPoint.data(), boundOfPoint.data(),
-          edgePoints.data(), counters.data());
+        this->enqueueRound(round, known, arrays);
       }
       known = this->X.read(counters.data() + round + 1);
     }
@@ -547,55 +542,81 @@ private:
     }
   }
 
+  /// What the rounds read and write: the run's arrays, fixed once the tree is built.
+  struct RoundArrays
+  {
+    std::size_t m;
+    std::size_t leaves;
+    PointRecord* recordOfPoint;
+    const Index* inputOfPoint;
+    const Index* firstPointOfLeaf;
+    const Index* leafOfPoint;
+    float latticeScale;
+    const Index* parentOfNode;
+    const Index* parentOfLeaf;
+    TreeNode<Dim>* nodes;
+    const std::uint64_t* cellOfNode;
+    const LeafRange* rangeOfNode;
+    Index* labelOfLeaf;
+    Index* runOfLeaf;
+    Index* candidateOfPoint;
+    Index* candidateCompOfPoint;
+    float* boundOfPoint;
+    Index* edgePoints;
+    std::uint32_t* counters;
+    ComponentArrays first;  ///< round one's layout of the component arena
+    ComponentArrays later;  ///< the other rounds' layout
+  };
+
   /// One Boruvka round (Qiao & Creput 2021, section 4), queued without any host wait.
   /// counters[round] holds the components before it, counters[round + 1] receives those after;
   /// `known` (the count at the host's last look) bounds it and sizes the per-component launches.
-  void enqueueRound(int round, std::size_t m, std::size_t known, std::size_t leaves,
-    const ComponentArrays& comps, const ComponentArrays& later, const Index* previousLabels,
-    PointRecord* recordOfPoint, const Index* inputOfPoint, const Index* firstPointOfLeaf,
-    const Index* leafOfPoint, float latticeScale, const Index* parentOfNode,
-    const Index* parentOfLeaf, TreeNode<Dim>* nodes, const std::uint64_t* cellOfNode,
-    const LeafRange* rangeOfNode, Index* labelOfLeaf, Index* runOfLeaf,
-    Index* candidateOfPoint, Index* candidateCompOfPoint,
-    float* boundOfPoint, Index* edgePoints, std::uint32_t* counters)
+  void enqueueRound(int round, std::size_t known, const RoundArrays& a)
   {
     bool const singletons = (round == 1);
-    const std::uint32_t* before = counters + round;
-    std::uint32_t* after = counters + round + 1;
+    ComponentArrays const& comps = singletons ? a.first : a.later;
+    // New labels of the previous round: none before round one, which wrote them in its layout.
+    const Index* previousLabels = singletons ? nullptr
+      : round == 2                           ? a.first.newLabelOfComp
+                                             : a.later.newLabelOfComp;
+    const std::uint32_t* before = a.counters + round;
+    std::uint32_t* after = a.counters + round + 1;
     if (round == 2)
     {
-      this->X.forEachComponent(known, before, ResetComponents{later}); // later: RootAndEmit resets
+      // Later rounds reset their entries in RootAndEmit, once read.
+      this->X.forEachComponent(known, before, ResetComponents{a.later});
     }
     // Relabel, seed the bounds, refresh the subtree labels.
-    this->X.forEachUnlessDone(leaves, before,
-      RelabelLeaves<Dim>{recordOfPoint, firstPointOfLeaf, labelOfLeaf, previousLabels,
-        candidateOfPoint, candidateCompOfPoint, boundOfPoint, comps.boundOfComp});
-    if (leaves > 1)
+    this->X.forEachUnlessDone(a.leaves, before,
+      RelabelLeaves<Dim>{a.recordOfPoint, a.firstPointOfLeaf, a.labelOfLeaf, previousLabels,
+        a.candidateOfPoint, a.candidateCompOfPoint, a.boundOfPoint, comps.boundOfComp});
+    if (a.leaves > 1)
     {
-      auto runStarts = thrust::make_transform_iterator(Counting(0), LabelRunStart{labelOfLeaf});
-      thrust::inclusive_scan(this->X.policy(), runStarts, runStarts + leaves, runOfLeaf,
+      auto runStarts = thrust::make_transform_iterator(Counting(0), LabelRunStart{a.labelOfLeaf});
+      thrust::inclusive_scan(this->X.policy(), runStarts, runStarts + a.leaves, a.runOfLeaf,
         thrust::maximum<Index>());
-      this->X.forEachUnlessDone(
-        leaves - 1, before, LabelNodes<Dim>{labelOfLeaf, runOfLeaf, rangeOfNode, nodes});
+      this->X.forEachUnlessDone(a.leaves - 1, before,
+        LabelNodes<Dim>{a.labelOfLeaf, a.runOfLeaf, a.rangeOfNode, a.nodes});
     }
     // FindMin1, with the first key of FindMin2.
-    SearchContext<Dim> const ctx{recordOfPoint, inputOfPoint, nodes, cellOfNode, parentOfNode,
-      parentOfLeaf, leafOfPoint, firstPointOfLeaf, static_cast<Index>(leaves), latticeScale,
-      searchStart() == SearchStart::BottomUp ||
-        (searchStart() == SearchStart::BottomUpFirstRound && singletons),
-      candidateOfPoint, candidateCompOfPoint, boundOfPoint, comps.boundOfComp,
-      comps.firstKeyOfComp};
-    this->X.forEachSearch(m, before, FindNearestForeign<Dim>{ctx});
+    bool const bottomUp = searchStart() == SearchStart::BottomUp ||
+      (searchStart() == SearchStart::BottomUpFirstRound && singletons);
+    SearchContext<Dim> const ctx{a.recordOfPoint, a.inputOfPoint, a.nodes, a.cellOfNode,
+      a.parentOfNode, a.parentOfLeaf, a.leafOfPoint, a.firstPointOfLeaf,
+      static_cast<Index>(a.leaves), a.latticeScale, bottomUp, a.candidateOfPoint,
+      a.candidateCompOfPoint, a.boundOfPoint, comps.boundOfComp, comps.firstKeyOfComp};
+    this->X.forEachSearch(a.m, before, FindNearestForeign<Dim>{ctx});
     // FindMin2, second key.
     if (!singletons)
     {
-      this->X.forEachUnlessDone(m, before,
-        ComponentMinimumSecond{recordOfPoint, inputOfPoint, candidateOfPoint, boundOfPoint,
-          comps.firstKeyOfComp, comps.secondKeyOfComp});
+      this->X.forEachUnlessDone(a.m, before,
+        ComponentMinimumSecond{a.recordOfPoint, a.inputOfPoint, a.candidateOfPoint,
+          a.boundOfPoint, comps.firstKeyOfComp, comps.secondKeyOfComp});
     }
     // Connect and compact.
-    this->X.forEachComponent(known, before, HookComponents{candidateCompOfPoint, comps});
-    this->X.forEachComponent(known, before, RootAndEmit{candidateOfPoint, comps, edgePoints, counters});
+    this->X.forEachComponent(known, before, HookComponents{a.candidateCompOfPoint, comps});
+    this->X.forEachComponent(
+      known, before, RootAndEmit{a.candidateOfPoint, comps, a.edgePoints, a.counters});
     this->X.forEachComponent(known, before, FindRoots{comps, after});
     this->X.forEachComponent(known, before, NewLabelOfComponent{comps});
   }
