@@ -133,6 +133,12 @@ public:
     : Stream(stream)
     , Sync(std::getenv("EMST_CUDA_SYNC") != nullptr)
   {
+    // EMST_CUDA_MEMORY_LIMIT_MB caps what the engine may take, as if the GPU were that small:
+    // how the out-of-memory paths (clean-up, Auto's CPU fall-back) are tested on a large GPU.
+    if (const char* limit = std::getenv("EMST_CUDA_MEMORY_LIMIT_MB"))
+    {
+      this->Limit = static_cast<std::size_t>(std::strtoull(limit, nullptr, 10)) << 20;
+    }
     int device = 0;
     int multiprocessors = 0;
     EMST_CUDA_CHECK(cudaGetDevice(&device));
@@ -213,7 +219,9 @@ public:
       return nullptr;
     }
     void* p = nullptr;
-    cudaError_t const status = cudaMallocAsync(&p, bytes, this->Stream);
+    cudaError_t const status = this->Current + bytes > this->Limit
+      ? cudaErrorMemoryAllocation
+      : cudaMallocAsync(&p, bytes, this->Stream);
     if (status != cudaSuccess)
     {
       (void)cudaGetLastError();
@@ -333,6 +341,7 @@ private:
   cudaStream_t Stream;
   bool Sync;
   std::size_t MaxBlocks = 1024;
+  std::size_t Limit = ~std::size_t(0);
   std::size_t Current = 0;
   std::size_t Peak = 0;
   double DownloadMs = 0.0;
