@@ -39,19 +39,24 @@ Cloud fallbackCloud()
     clusteredPoints(rng, 200000, 3));
 }
 
-bool skipWithoutCuda()
-{
-  return skipUnlessRunnable(Backend::Cuda);
-}
-
 } // namespace
+
+/// Skips the test (visibly, with the reason) where CUDA cannot run; fails it instead when the GPU
+/// check requires CUDA (EMST_REQUIRE_CUDA).
+#define EMST_SKIP_WITHOUT_CUDA()                                                                 \
+  do                                                                                             \
+  {                                                                                              \
+    if (skipUnlessRunnable(Backend::Cuda))                                                       \
+    {                                                                                            \
+      std::string why;                                                                           \
+      cudaUsable(&why);                                                                          \
+      GTEST_SKIP() << "CUDA not usable here: " << why;                                           \
+    }                                                                                            \
+  } while (0)
 
 TEST(Fallback, CudaOutOfMemoryIsAnError)
 {
-  if (skipWithoutCuda())
-  {
-    return;
-  }
+  EMST_SKIP_WITHOUT_CUDA();
   const Cloud cloud = fallbackCloud();
   emst::Options cuda;
   cuda.backend = Backend::Cuda;
@@ -80,10 +85,7 @@ TEST(Fallback, CudaOutOfMemoryIsAnError)
 
 TEST(Fallback, AutoRunsOnTheCpuWhenTheGpuIsTooSmall)
 {
-  if (skipWithoutCuda())
-  {
-    return;
-  }
+  EMST_SKIP_WITHOUT_CUDA();
   const Cloud cloud = fallbackCloud();
   emst::Options cpu;
   cpu.backend = Backend::Cpu;
