@@ -36,7 +36,12 @@ ProbeResult probe(int device)
   if (status != cudaSuccess)
   {
     (void)cudaGetLastError();
-    r.reason = cudaGetErrorString(status);
+    // The runtime's words for "no driver at all" suggest an old driver: say both.
+    r.reason = status == cudaErrorInsufficientDriver
+      ? std::string("no NVIDIA driver found, or one older than this CUDA build needs (") +
+        cudaGetErrorString(status) + ")"
+      : status == cudaErrorNoDevice ? std::string("no CUDA device")
+                                    : std::string(cudaGetErrorString(status));
     return r;
   }
   if (count == 0)
