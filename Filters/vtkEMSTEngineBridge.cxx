@@ -14,6 +14,7 @@
 #include "vtkUnsignedCharArray.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -144,6 +145,11 @@ emst::Backend ToEngineBackend(int backend)
   }
 }
 
+int FromEngineBackend(emst::Backend backend)
+{
+  return backend == emst::Backend::Cuda ? 1 : backend == emst::Backend::Cpu ? 2 : 0;
+}
+
 const char* ErrorCodeName(emst::ErrorCode code)
 {
   switch (code)
@@ -265,6 +271,25 @@ void PrepareCloud(const Request& request, Cloud& cloud, Result& result)
 }
 
 } // namespace
+
+int ResolveBackend(int property, std::string& warning)
+{
+  const char* env = std::getenv("EMST_BACKEND");
+  if (property != 0 || env == nullptr || *env == '\0')
+  {
+    return property;
+  }
+  try
+  {
+    return FromEngineBackend(emst::parseBackend(env));
+  }
+  catch (const emst::Error&)
+  {
+    warning = "EMST_BACKEND='" + std::string(env) +
+      "' is not one of auto, cuda, gpu, cpu: ignored, the Auto backend is used.";
+    return property;
+  }
+}
 
 Result ComputeTree(const Request& request)
 {

@@ -67,6 +67,11 @@ struct Result
   std::vector<std::string> Messages; ///< the engine's warnings and notes
 };
 
+/// The backend to run (0 auto, 1 CUDA, 2 CPU): an explicit CUDA or CPU property wins; with auto,
+/// the EMST_BACKEND environment variable decides when it is set (the engine's parseBackend
+/// names). An unknown value is reported in `warning` and ignored.
+int ResolveBackend(int property, std::string& warning);
+
 /// Computes the tree of all points of all blocks. Never throws: failures come back as
 /// Status Failed (with ErrorMessage) or Cancelled.
 Result ComputeTree(const Request& request);

@@ -26,9 +26,6 @@
 #include "vtkUnsignedCharArray.h"
 #include "vtkVersion.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -42,39 +39,6 @@ namespace
 // blanked point.
 constexpr unsigned char LeftOutGhostBits =
   vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
-
-/// The backend to run: an explicit CUDA or CPU property wins; with AUTO, EMST_BACKEND decides
-/// when it is set. An unknown value of the variable is reported and ignored.
-int ResolveBackend(int property, std::string& warning)
-{
-  if (property != vtkEMSTEuclideanMinimumSpanningTree::AUTO)
-  {
-    return property;
-  }
-  const char* env = std::getenv("EMST_BACKEND");
-  if (env == nullptr || *env == '\0')
-  {
-    return property;
-  }
-  std::string value(env);
-  std::transform(value.begin(), value.end(), value.begin(),
-    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (value == "auto")
-  {
-    return vtkEMSTEuclideanMinimumSpanningTree::AUTO;
-  }
-  if (value == "cuda" || value == "gpu")
-  {
-    return vtkEMSTEuclideanMinimumSpanningTree::CUDA;
-  }
-  if (value == "cpu")
-  {
-    return vtkEMSTEuclideanMinimumSpanningTree::CPU;
-  }
-  warning = "EMST_BACKEND='" + std::string(env) +
-    "' is not one of auto, cuda, gpu, cpu: ignored, the Auto backend is used.";
-  return property;
-}
 
 /// The vtkGhostType point array of a point set, when it has one value per point.
 vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
@@ -288,7 +252,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
 
   std::string envWarning;
-  const int backend = ResolveBackend(this->Backend, envWarning);
+  const int backend = vtkEMSTEngineBridge::ResolveBackend(this->Backend, envWarning);
   if (!envWarning.empty())
   {
     vtkWarningMacro(<< envWarning);
