@@ -73,27 +73,14 @@ __global__ void componentKernel(const std::uint32_t* components, F f)
   }
 }
 
-/// f(i) for i < n, unless the round has nothing left to do (*components <= 1).
-template <class F>
-__global__ void unlessDoneKernel(std::size_t n, const std::uint32_t* components, F f)
-{
-  if (*components <= 1)
-  {
-    return;
-  }
-  std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n)
-  {
-    f(i);
-  }
-}
-
+constexpr int kBlock = 256;
 constexpr int kSearchBlock = 128;
 
-/// The searches: like unlessDoneKernel, with the search's block size.
-template <class F>
-__global__ void __launch_bounds__(kSearchBlock)
-  searchKernel(std::size_t n, const std::uint32_t* components, F f)
+/// f(i) for i < n, unless the round has nothing left to do (*components <= 1). The searches
+/// run with their own (smaller) block size.
+template <int Block, class F>
+__global__ void __launch_bounds__(Block)
+  unlessDoneKernel(std::size_t n, const std::uint32_t* components, F f)
 {
   if (*components <= 1)
   {
@@ -163,7 +150,6 @@ public:
   template <class F>
   void forEach(std::size_t n, const F& f)
   {
-    constexpr unsigned kBlock = 256;
     if (n == 0)
     {
       return;
@@ -176,7 +162,6 @@ public:
   template <class F>
   void forEachComponent(std::size_t maxCount, const std::uint32_t* components, const F& f)
   {
-    constexpr unsigned kBlock = 256;
     if (maxCount == 0)
     {
       return;
@@ -190,26 +175,13 @@ public:
   template <class F>
   void forEachUnlessDone(std::size_t n, const std::uint32_t* components, const F& f)
   {
-    constexpr unsigned kBlock = 256;
-    if (n == 0)
-    {
-      return;
-    }
-    unsigned const blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
-    unlessDoneKernel<<<blocks, kBlock, 0, this->Stream>>>(n, components, f);
-    this->checkLaunch("unlessDoneKernel");
+    this->launchUnlessDone<kBlock>(n, components, f);
   }
 
   template <class F>
   void forEachSearch(std::size_t n, const std::uint32_t* components, const F& f)
   {
-    if (n == 0)
-    {
-      return;
-    }
-    unsigned const blocks = static_cast<unsigned>((n + kSearchBlock - 1) / kSearchBlock);
-    searchKernel<<<blocks, kSearchBlock, 0, this->Stream>>>(n, components, f);
-    this->checkLaunch("searchKernel");
+    this->launchUnlessDone<kSearchBlock>(n, components, f);
   }
 
   void* allocate(std::size_t bytes)
@@ -317,6 +289,18 @@ public:
   }
 
 private:
+  template <int Block, class F>
+  void launchUnlessDone(std::size_t n, const std::uint32_t* components, const F& f)
+  {
+    if (n == 0)
+    {
+      return;
+    }
+    unsigned const blocks = static_cast<unsigned>((n + Block - 1) / Block);
+    unlessDoneKernel<Block><<<blocks, Block, 0, this->Stream>>>(n, components, f);
+    this->checkLaunch("unlessDoneKernel");
+  }
+
   void checkLaunch(const char* what)
   {
     EMST_CUDA_CHECK(cudaGetLastError());
