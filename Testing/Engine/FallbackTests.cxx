@@ -41,22 +41,12 @@ Cloud fallbackCloud()
 
 } // namespace
 
-/// Skips the test (visibly, with the reason) where CUDA cannot run; fails it instead when the GPU
-/// check requires CUDA (EMST_REQUIRE_CUDA).
-#define EMST_SKIP_WITHOUT_CUDA()                                                                 \
-  do                                                                                             \
-  {                                                                                              \
-    if (skipUnlessRunnable(Backend::Cuda))                                                       \
-    {                                                                                            \
-      std::string why;                                                                           \
-      cudaUsable(&why);                                                                          \
-      GTEST_SKIP() << "CUDA not usable here: " << why;                                           \
-    }                                                                                            \
-  } while (0)
-
 TEST(Fallback, CudaOutOfMemoryIsAnError)
 {
-  EMST_SKIP_WITHOUT_CUDA();
+  if (skipUnlessRunnable(Backend::Cuda))
+  {
+    GTEST_SKIP() << "CUDA not usable here";
+  }
   const Cloud cloud = fallbackCloud();
   emst::Options cuda;
   cuda.backend = Backend::Cuda;
@@ -85,7 +75,10 @@ TEST(Fallback, CudaOutOfMemoryIsAnError)
 
 TEST(Fallback, AutoRunsOnTheCpuWhenTheGpuIsTooSmall)
 {
-  EMST_SKIP_WITHOUT_CUDA();
+  if (skipUnlessRunnable(Backend::Cuda))
+  {
+    GTEST_SKIP() << "CUDA not usable here";
+  }
   const Cloud cloud = fallbackCloud();
   emst::Options cpu;
   cpu.backend = Backend::Cpu;
