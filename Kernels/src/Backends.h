@@ -4,9 +4,13 @@
 // Internal seam between the public entry point (Emst.cxx) and the backends.
 #pragma once
 
+#include "emst/Clusters.h"
 #include "emst/Emst.h"
 
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace emst
 {
@@ -28,6 +32,32 @@ bool probeCuda(int device, std::string* reason);
 /// Compensated (Neumaier) sum of the edge lengths in list order: deterministic, and the same on
 /// every backend since the lists are.
 double sumLengths(const std::vector<Edge>& edges);
+
+/// The ends of a tree edge, as the cut keeps them in backend memory.
+struct EdgeEnds
+{
+  std::uint32_t i;
+  std::uint32_t j;
+};
+
+/// A tree held by one backend, cut on request (TreeCutter's engine).
+class CutBackend
+{
+public:
+  virtual ~CutBackend() = default;
+  /// See TreeCutter::cut; fills everything but Clustering::backend.
+  virtual Clustering cut(std::size_t kept, std::size_t minimumSize, std::int32_t* clusterId,
+    std::int64_t* groupSize) = 0;
+};
+
+std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends);
+#if defined(EMST_WITH_CUDA)
+/// Uploads the edges to `device` (which must have passed probeCuda). Throws like runCuda.
+std::unique_ptr<CutBackend> makeCudaCutter(
+  std::size_t points, const std::vector<EdgeEnds>& ends, int device);
+/// The probed device's name, e.g. "NVIDIA H100 80GB HBM3 (sm_90)".
+std::string cudaDeviceName(int device);
+#endif
 
 } // namespace detail
 } // namespace emst

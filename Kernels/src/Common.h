@@ -189,6 +189,35 @@ EMST_HD EMST_FORCEINLINE std::uint32_t takeSlot(std::uint32_t* counter)
 #endif
 }
 
+/// Compare-and-swap; returns the value seen (== expected when the swap happened).
+EMST_HD EMST_FORCEINLINE std::uint32_t atomicCasU32(
+  std::uint32_t* address, std::uint32_t expected, std::uint32_t desired)
+{
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(address, expected, desired);
+#else
+  __atomic_compare_exchange_n(
+    address, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;
+#endif
+}
+
+/// counters[key] += 1. On the device the lanes of a warp with the same key add together with
+/// one atomic: a histogram whose keys are mostly equal (one giant cluster) is not serialised
+/// lane by lane on one address.
+EMST_HD EMST_FORCEINLINE void countKey(std::uint32_t* counters, std::uint32_t key)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned const same = __match_any_sync(__activemask(), key);
+  if (static_cast<int>(threadIdx.x & 31u) == __ffs(same) - 1)
+  {
+    atomicAdd(counters + key, static_cast<std::uint32_t>(__popc(same)));
+  }
+#else
+  __atomic_fetch_add(counters + key, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
 /// Loads that must see other threads' writes made before a synchronising atomic (the climbs,
 /// path halving): bypass the non-coherent L1 on the device.
 template <class T>

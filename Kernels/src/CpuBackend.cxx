@@ -4,6 +4,7 @@
 // The CPU backend: the engine instantiated over CpuExec.
 #include "Backends.h"
 #include "CpuExec.h"
+#include "Cut.h"
 #include "Engine.h"
 
 #include <omp.h>
@@ -13,17 +14,60 @@ namespace emst
 namespace detail
 {
 
+namespace
+{
+
+/// Thrust's OMP algorithms use the OpenMP default team size: set it for this thread only, and
+/// put the caller's back afterwards.
+class ScopedThreadCount
+{
+public:
+  explicit ScopedThreadCount(int n) { omp_set_num_threads(n); }
+  ~ScopedThreadCount() { omp_set_num_threads(this->Saved); }
+  ScopedThreadCount(const ScopedThreadCount&) = delete;
+  ScopedThreadCount& operator=(const ScopedThreadCount&) = delete;
+
+private:
+  int Saved = omp_get_max_threads();
+};
+
+class CpuCutter : public CutBackend
+{
+public:
+  CpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends)
+    : Points(points)
+    , Ends(ends)
+  {
+  }
+  Clustering cut(std::size_t kept, std::size_t minimumSize, std::int32_t* clusterId,
+    std::int64_t* groupSize) override
+  {
+    CpuExec exec(0);
+    ScopedThreadCount threads(exec.threads());
+    Clustering result;
+    cutTree(exec, this->Ends.data(), this->Points, kept, minimumSize, clusterId, groupSize, result);
+    const std::vector<PhaseTime>& phases = exec.phases();
+    result.milliseconds = phases.empty() ? 0.0 : phases.front().milliseconds;
+    result.downloadMilliseconds = phases.size() > 1 ? phases[1].milliseconds : 0.0;
+    return result;
+  }
+
+private:
+  std::size_t Points;
+  std::vector<EdgeEnds> Ends;
+};
+
+} // namespace
+
+std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends)
+{
+  return std::make_unique<CpuCutter>(points, ends);
+}
+
 Result runCpu(const PointCloudView& points, const Options& options)
 {
   CpuExec exec(options.cpuThreads);
-  // Thrust's OMP algorithms use the OpenMP default team size: set it for this thread only, and
-  // put the caller's back afterwards.
-  struct ThreadCount
-  {
-    int saved = omp_get_max_threads();
-    explicit ThreadCount(int n) { omp_set_num_threads(n); }
-    ~ThreadCount() { omp_set_num_threads(saved); }
-  } threadCount(exec.threads());
+  ScopedThreadCount threadCount(exec.threads());
 
   Result result;
   result.stats.backend = Backend::Cpu;

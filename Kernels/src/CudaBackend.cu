@@ -5,11 +5,13 @@
 // host points and the memory pool's lifetime.
 #include "Backends.h"
 #include "CudaExec.cuh"
+#include "Cut.h"
 #include "Engine.h"
 
 #include <thrust/system/system_error.h>
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 
@@ -103,16 +105,53 @@ const ProbeResult& cachedProbe(int device)
   return found->second;
 }
 
+/// Makes `device` current for its lifetime and then restores the caller's.
+class ScopedDevice
+{
+public:
+  explicit ScopedDevice(int device)
+  {
+    EMST_CUDA_CHECK(cudaGetDevice(&this->Previous));
+    EMST_CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~ScopedDevice() { cudaSetDevice(this->Previous); }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+private:
+  int Previous = 0;
+};
+
+/// Runs f(), turning the exceptions of Thrust's CUDA algorithms into emst::Error.
+template <class F>
+auto translateThrustErrors(F&& f) -> decltype(f())
+{
+  try
+  {
+    return f();
+  }
+  catch (const thrust::system_error& error)
+  {
+    (void)cudaGetLastError();
+    throw Error(ErrorCode::DeviceError, std::string("CUDA error in a Thrust algorithm: ") +
+        error.what());
+  }
+  catch (const std::bad_alloc&)
+  {
+    (void)cudaGetLastError();
+    throw Error(ErrorCode::OutOfMemory, "the GPU ran out of memory in a Thrust algorithm");
+  }
+}
+
 /// Restores the caller's current device, destroys the stream and hands pool memory back to the
 /// driver unless the caller asked to keep it (repeated calls, benchmarks).
 class DeviceSession
 {
 public:
   DeviceSession(int device, bool keepMemory)
-    : KeepMemory(keepMemory)
+    : Current(device)
+    , KeepMemory(keepMemory)
   {
-    EMST_CUDA_CHECK(cudaGetDevice(&this->Previous));
-    EMST_CUDA_CHECK(cudaSetDevice(device));
     EMST_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&this->Pool, device));
     // Keep freed blocks in the pool during the run: the rounds allocate and free every time.
     std::uint64_t threshold = ~std::uint64_t(0);
@@ -132,7 +171,6 @@ public:
       cudaMemPoolTrimTo(this->Pool, 0);
     }
     (void)cudaGetLastError();
-    cudaSetDevice(this->Previous);
   }
   DeviceSession(const DeviceSession&) = delete;
   DeviceSession& operator=(const DeviceSession&) = delete;
@@ -152,8 +190,8 @@ public:
   }
 
 private:
+  ScopedDevice Current; // restored last
   bool KeepMemory;
-  int Previous = 0;
   cudaMemPool_t Pool = nullptr;
   cudaStream_t Stream = nullptr;
 };
@@ -221,7 +259,7 @@ Result runCuda(const PointCloudView& points, const Options& options)
   {
     throw Error(ErrorCode::DeviceUnavailable, "CUDA backend unavailable: " + device.reason);
   }
-  try
+  return translateThrustErrors([&]
   {
     DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
     // Refuse up front what cannot fit (about 80 bytes per point at the peak, plus the upload),
@@ -264,18 +302,106 @@ Result runCuda(const PointCloudView& points, const Options& options)
     result.stats.peakBackendBytes = exec.peakBytes() - inputBytes; // the input is not ours
     EMST_CUDA_CHECK(cudaStreamSynchronize(session.stream()));
     return result;
-  }
-  catch (const thrust::system_error& error)
+  });
+}
+
+namespace
+{
+
+/// A tree on the GPU: its edges stay in device memory, each cut runs on the cutter's stream.
+class CudaCutter : public CutBackend
+{
+public:
+  CudaCutter(std::size_t points, const std::vector<EdgeEnds>& ends, int device)
+    : Device(device)
+    , Points(points)
   {
-    (void)cudaGetLastError();
-    throw Error(ErrorCode::DeviceError, std::string("CUDA error in a Thrust algorithm: ") +
-        error.what());
+    ScopedDevice current(device);
+    // Keep the cuts' temporaries in the pool between cuts (a slider re-cuts many times).
+    EMST_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&this->Pool, device));
+    std::uint64_t threshold = ~std::uint64_t(0);
+    EMST_CUDA_CHECK(
+      cudaMemPoolSetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+    EMST_CUDA_CHECK(cudaStreamCreateWithFlags(&this->Stream, cudaStreamNonBlocking));
+    try
+    {
+      this->Exec = std::make_unique<CudaExec>(this->Stream);
+      this->Edges =
+        std::make_unique<Buffer<EdgeEnds, CudaExec>>(*this->Exec, ends.size());
+      if (!ends.empty())
+      {
+        EMST_CUDA_CHECK(cudaMemcpyAsync(this->Edges->data(), ends.data(),
+          ends.size() * sizeof(EdgeEnds), cudaMemcpyHostToDevice, this->Stream));
+      }
+      EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+    }
+    catch (...)
+    {
+      this->release();
+      throw;
+    }
   }
-  catch (const std::bad_alloc&)
+  ~CudaCutter() override
   {
-    (void)cudaGetLastError();
-    throw Error(ErrorCode::OutOfMemory, "the GPU ran out of memory in a Thrust algorithm");
+    ScopedDevice current(this->Device);
+    this->release();
   }
+
+  Clustering cut(std::size_t kept, std::size_t minimumSize, std::int32_t* clusterId,
+    std::int64_t* groupSize) override
+  {
+    ScopedDevice current(this->Device);
+    return translateThrustErrors([&]
+    {
+      CudaExec exec(this->Stream);
+      Clustering result;
+      cutTree(exec, this->Edges->data(), this->Points, kept, minimumSize, clusterId, groupSize,
+        result);
+      std::vector<PhaseTime> const phases = exec.phases();
+      result.milliseconds = phases.empty() ? 0.0 : phases.front().milliseconds;
+      result.downloadMilliseconds = exec.downloadMilliseconds();
+      return result;
+    });
+  }
+
+private:
+  void release() noexcept
+  {
+    this->Edges.reset();
+    this->Exec.reset();
+    if (this->Stream)
+    {
+      cudaStreamSynchronize(this->Stream);
+      cudaStreamDestroy(this->Stream);
+      this->Stream = nullptr;
+    }
+    if (this->Pool)
+    {
+      cudaMemPoolTrimTo(this->Pool, 0);
+    }
+    (void)cudaGetLastError();
+  }
+
+  int Device;
+  std::size_t Points;
+  cudaMemPool_t Pool = nullptr;
+  cudaStream_t Stream = nullptr;
+  std::unique_ptr<CudaExec> Exec;
+  std::unique_ptr<Buffer<EdgeEnds, CudaExec>> Edges;
+};
+
+} // namespace
+
+std::unique_ptr<CutBackend> makeCudaCutter(
+  std::size_t points, const std::vector<EdgeEnds>& ends, int device)
+{
+  return translateThrustErrors([&]
+    { return std::unique_ptr<CutBackend>(new CudaCutter(points, ends, device)); });
+}
+
+std::string cudaDeviceName(int device)
+{
+  return cachedProbe(device).name;
 }
 
 } // namespace detail
