@@ -9,11 +9,20 @@
 // the reference (NAME.ref.json beside the file, or gen_points_reference.txt for the standard
 // synthetic sets) and the program exits with status 1 if any set fails or is off by more than
 // the tolerance (2 for usage errors).
+//
+// --cut: the single-linkage cut instead (emst::TreeCutter, Clusters.h). After the tree of each
+// set is computed (once, its weight checked as above), a TreeCutter on the same backend re-cuts
+// it at the 50th and 99th percentile edge lengths (NAME.ref.json's t when there is one) and into
+// 10 clusters: one warm-up cut, then --repeat timed cuts each; one table row per cut, with the
+// cut's own time (Clustering::milliseconds, medians), the download of the per-point arrays apart,
+// and the groups checked against a host union-find (and NAME.ref.json's cluster counts).
+#include "emst/Clusters.h"
 #include "emst/Emst.h"
 #include "emst/PointFile.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,8 +40,8 @@ namespace
 const char* const UsageText =
   "usage: emst_benchmark [--backend auto|cuda|cpu] [--repeat N] [--threads N] [--data-dir DIR]\n"
   "                      [--reference FILE] [--tolerance X] [--csv FILE] [--json FILE]\n"
-  "                      [--no-header] SET...\n"
-  "       emst_benchmark --header-only\n";
+  "                      [--no-header] [--cut [--min-size N]] SET...\n"
+  "       emst_benchmark [--cut] --header-only\n";
 
 const char* const HelpText =
   "SET is a point file (.f32, .xyz, .csv, .txt), or a name: a standard synthetic set such as\n"
@@ -48,10 +57,21 @@ const char* const HelpText =
   "--csv FILE, --json FILE   also write the results there.\n"
   "--no-header    print the rows only (to append to an existing table).\n"
   "--header-only  print the table header and exit.\n"
+  "--cut          time emst::TreeCutter instead: after the tree of each set, cuts at the\n"
+  "               50th and 99th percentile edge lengths (t50, t99: NAME.ref.json's t when\n"
+  "               present, else numpy's linear percentile) and into 10 clusters (k=10); one\n"
+  "               warm-up then --repeat cuts each; a table of cuts instead of the EMST table.\n"
+  "--min-size N   minimum cluster size of the cuts (default 1; smaller groups are noise).\n"
   "\n"
   "Columns: median and min of Stats::computeMilliseconds; MFeatures/s = n*dim/(median s)/1e6;\n"
   "upload/download medians; peak backend bytes per point (max over runs); Boruvka rounds; the\n"
   "total weight, its reference and relative error; per-phase medians (Stats::phases).\n"
+  "Cut columns: threshold, kept edges, groups, clusters (groups of at least --min-size points),\n"
+  "largest cluster, noise points; cut ms = Clustering::milliseconds (the cut on the backend,\n"
+  "median and min), download ms = Clustering::downloadMilliseconds (the per-point arrays and\n"
+  "cluster list to the host), call ms = the whole cut() call on the host clock; build ms = the\n"
+  "TreeCutter constructor (check, upload of the edges). check: the groups and every per-point\n"
+  "label against a host union-find, and the cluster count against NAME.ref.json.\n"
   "Exit status: 0 all sets ran and matched their references (or have none), 1 otherwise,\n"
   "2 usage error.\n";
 
@@ -71,6 +91,8 @@ struct Settings
   std::string jsonPath;
   bool header = true;
   bool headerOnly = false;
+  bool cut = false;
+  std::size_t minimumClusterSize = 1;
   std::vector<std::string> sets;
 };
 
@@ -514,6 +536,401 @@ Row benchmarkSet(const std::string& set, const Settings& settings)
   return row;
 }
 
+// ---- --cut: the single-linkage cut of the tree ------------------------------------------------
+
+struct CutRow
+{
+  std::string name;
+  std::size_t n = 0;
+  int dim = 0;
+  std::string backend;
+  std::string device;
+  std::string cut;           ///< t50, t99, k=10
+  double threshold = 0.0;    ///< NaN for k=10
+  std::size_t keptEdges = 0;
+  std::size_t groups = 0;
+  std::size_t clusters = 0;
+  std::uint64_t largest = 0;
+  std::size_t noise = 0;
+  double medianMs = 0, minMs = 0, downloadMs = 0, callMs = 0, buildMs = 0;
+  std::string check;         ///< what was checked, e.g. "union-find ok; ref 361 ok"
+  std::string status = "ok"; // ok | MISMATCH | ERROR
+  std::string note;
+};
+
+const char* const CutMarkdownHeader =
+  "| set | n | dim | backend | device | cut | threshold | kept edges | groups | clusters | largest "
+  "| noise | cut ms | cut min ms | download ms | call ms | build ms | check | status |\n"
+  "|---|---:|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+
+std::string thresholdText(double t)
+{
+  return std::isnan(t) ? std::string("-") : formatDouble("%.17g", t);
+}
+
+std::string cutMarkdownRow(const CutRow& r)
+{
+  const std::string status = r.status + (r.note.empty() ? "" : ": " + r.note);
+  if (r.status == "ERROR" && r.cut.empty())
+  {
+    return "| " + r.name + " | " + (r.n ? std::to_string(r.n) : "?") + " | " +
+      (r.dim ? std::to_string(r.dim) : "?") + " | " + r.backend +
+      " | | | | | | | | | | | | | | | " + escapeMarkdown(status) + " |\n";
+  }
+  return "| " + r.name + " | " + std::to_string(r.n) + " | " + std::to_string(r.dim) + " | " +
+    r.backend + " | " + escapeMarkdown(r.device) + " | " + r.cut + " | " + thresholdText(r.threshold) +
+    " | " + std::to_string(r.keptEdges) + " | " + std::to_string(r.groups) + " | " +
+    std::to_string(r.clusters) + " | " + std::to_string(r.largest) + " | " + std::to_string(r.noise) +
+    " | " + formatDouble("%.3f", r.medianMs) + " | " + formatDouble("%.3f", r.minMs) + " | " +
+    formatDouble("%.3f", r.downloadMs) + " | " + formatDouble("%.3f", r.callMs) + " | " +
+    formatDouble("%.3f", r.buildMs) + " | " + escapeMarkdown(r.check) + " | " +
+    escapeMarkdown(status) + " |\n";
+}
+
+void writeCutCsv(const std::string& path, const std::vector<CutRow>& rows)
+{
+  std::ofstream out(path);
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": cannot open for writing");
+  }
+  out << "set,n,dim,backend,device,cut,threshold,kept_edges,groups,clusters,largest,noise,"
+         "cut_median_ms,cut_min_ms,download_ms,call_ms,build_ms,check,status\n";
+  for (const CutRow& r : rows)
+  {
+    out << csvQuote(r.name) << ',' << r.n << ',' << r.dim << ',' << r.backend << ','
+        << csvQuote(r.device) << ',' << r.cut << ',' << thresholdText(r.threshold) << ','
+        << r.keptEdges << ',' << r.groups << ',' << r.clusters << ',' << r.largest << ','
+        << r.noise << ',' << formatDouble("%.4f", r.medianMs) << ',' << formatDouble("%.4f", r.minMs)
+        << ',' << formatDouble("%.4f", r.downloadMs) << ',' << formatDouble("%.4f", r.callMs) << ','
+        << formatDouble("%.4f", r.buildMs) << ',' << csvQuote(r.check) << ','
+        << csvQuote(r.status + (r.note.empty() ? "" : ": " + r.note)) << '\n';
+  }
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": write failed");
+  }
+}
+
+void writeCutJson(const std::string& path, const std::vector<CutRow>& rows)
+{
+  std::ofstream out(path);
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": cannot open for writing");
+  }
+  out << "[\n";
+  for (std::size_t k = 0; k < rows.size(); ++k)
+  {
+    const CutRow& r = rows[k];
+    out << "  {\"set\": " << jsonString(r.name) << ", \"n\": " << r.n << ", \"dim\": " << r.dim
+        << ", \"backend\": " << jsonString(r.backend) << ", \"device\": " << jsonString(r.device)
+        << ", \"cut\": " << jsonString(r.cut)
+        << ", \"threshold\": " << jsonNumberText(r.threshold, "%.17g")
+        << ", \"kept_edges\": " << r.keptEdges << ", \"groups\": " << r.groups
+        << ", \"clusters\": " << r.clusters << ", \"largest\": " << r.largest
+        << ", \"noise\": " << r.noise
+        << ", \"cut_median_ms\": " << jsonNumberText(r.medianMs, "%.4f")
+        << ", \"cut_min_ms\": " << jsonNumberText(r.minMs, "%.4f")
+        << ", \"download_ms\": " << jsonNumberText(r.downloadMs, "%.4f")
+        << ", \"call_ms\": " << jsonNumberText(r.callMs, "%.4f")
+        << ", \"build_ms\": " << jsonNumberText(r.buildMs, "%.4f")
+        << ", \"check\": " << jsonString(r.check) << ", \"status\": " << jsonString(r.status)
+        << ", \"note\": " << jsonString(r.note) << "}" << (k + 1 < rows.size() ? "," : "") << "\n";
+  }
+  out << "]\n";
+  if (!out)
+  {
+    throw emst::Error(emst::ErrorCode::InvalidInput, path + ": write failed");
+  }
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start)
+{
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// numpy.percentile(lengths, q) with linear interpolation (lengths sorted).
+double percentile(const std::vector<emst::Edge>& sorted, double q)
+{
+  if (sorted.empty())
+  {
+    return 0.0;
+  }
+  const double position = q / 100.0 * static_cast<double>(sorted.size() - 1);
+  const std::size_t below = static_cast<std::size_t>(std::floor(position));
+  const double fraction = position - static_cast<double>(below);
+  if (below + 1 >= sorted.size() || fraction == 0.0)
+  {
+    return sorted[std::min(below, sorted.size() - 1)].length;
+  }
+  const double a = sorted[below].length;
+  const double b = sorted[below + 1].length;
+  return a + (b - a) * fraction;
+}
+
+/// t and the cluster count ("edges <= t kept") of a section (p50, p99) of NAME.ref.json.
+bool referenceCut(const std::string& json, const std::string& section, double& t, double& clusters)
+{
+  const std::size_t at = json.find("\"" + section + "\"");
+  if (at == std::string::npos)
+  {
+    return false;
+  }
+  const std::string text = json.substr(at);
+  return emst::jsonNumber(text, "t", t) && emst::jsonNumber(text, "clusters", clusters);
+}
+
+/// The labels a cut must give, from a sequential union-find over the first `kept` edges: the
+/// groups by decreasing size, ties by smallest point. Returns "" when `got` agrees, else what
+/// differs first.
+std::string checkAgainstUnionFind(std::size_t n, const std::vector<emst::Edge>& sorted,
+  std::size_t kept, std::size_t minimumSize, const emst::Clustering& got,
+  const std::vector<std::int32_t>& clusterId, const std::vector<std::int64_t>& groupSize)
+{
+  std::vector<std::uint32_t> parent(n);
+  for (std::size_t p = 0; p < n; ++p)
+  {
+    parent[p] = static_cast<std::uint32_t>(p);
+  }
+  auto find = [&parent](std::uint32_t x) {
+    while (parent[x] != x)
+    {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+    return x;
+  };
+  for (std::size_t e = 0; e < kept; ++e)
+  {
+    const std::uint32_t a = find(sorted[e].i);
+    const std::uint32_t b = find(sorted[e].j);
+    if (a != b)
+    {
+      parent[std::max(a, b)] = std::min(a, b); // roots stay the groups' smallest points
+    }
+  }
+  std::vector<std::uint32_t> root(n);
+  std::vector<std::uint64_t> count(n, 0);
+  for (std::size_t p = 0; p < n; ++p)
+  {
+    root[p] = find(static_cast<std::uint32_t>(p));
+    ++count[root[p]];
+  }
+  std::vector<std::uint32_t> groups;
+  for (std::size_t p = 0; p < n; ++p)
+  {
+    if (root[p] == p)
+    {
+      groups.push_back(static_cast<std::uint32_t>(p));
+    }
+  }
+  if (got.groups != groups.size())
+  {
+    return std::to_string(got.groups) + " groups, union-find " + std::to_string(groups.size());
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+    [&count](std::uint32_t a, std::uint32_t b) { return count[a] > count[b]; });
+  std::vector<std::int32_t> rank(n, -1);
+  std::size_t clusters = 0;
+  std::size_t noise = 0;
+  for (std::uint32_t g : groups)
+  {
+    if (count[g] >= minimumSize)
+    {
+      if (clusters >= got.sizes.size() || got.sizes[clusters] != count[g] ||
+        clusters >= got.firstPoint.size() || got.firstPoint[clusters] != g)
+      {
+        return "cluster " + std::to_string(clusters) + " differs (union-find: " +
+          std::to_string(count[g]) + " points from " + std::to_string(g) + ")";
+      }
+      rank[g] = static_cast<std::int32_t>(clusters++);
+    }
+    else
+    {
+      noise += count[g];
+    }
+  }
+  if (got.sizes.size() != clusters || got.noisePoints != noise)
+  {
+    return std::to_string(got.sizes.size()) + " clusters and " + std::to_string(got.noisePoints) +
+      " noise points, union-find " + std::to_string(clusters) + " and " + std::to_string(noise);
+  }
+  for (std::size_t p = 0; p < n; ++p)
+  {
+    if (clusterId[p] != rank[root[p]] || groupSize[p] != static_cast<std::int64_t>(count[root[p]]))
+    {
+      return "point " + std::to_string(p) + ": cluster " + std::to_string(clusterId[p]) + " size " +
+        std::to_string(groupSize[p]) + ", union-find " + std::to_string(rank[root[p]]) + " size " +
+        std::to_string(count[root[p]]);
+    }
+  }
+  return std::string();
+}
+
+std::vector<CutRow> benchmarkCuts(const std::string& set, const Settings& settings)
+{
+  CutRow base;
+  base.name = looksLikePath(set) ? stemOf(set) : set;
+  base.backend = emst::backendName(settings.options.backend);
+  std::vector<CutRow> rows;
+  try
+  {
+    const std::string path = resolveSet(set, settings);
+    const emst::PointSet points = emst::readPointFile(path);
+    base.n = points.count;
+    base.dim = points.dimension;
+    std::fprintf(stderr, "emst_benchmark: %s (%s): n=%zu dim=%d, tree, then cuts: 1 warm-up + %d each\n",
+      base.name.c_str(), path.c_str(), base.n, base.dim, settings.repeat);
+    const emst::Result result = emst::computeEmst(points.view(), settings.options);
+    for (const std::string& message : result.messages)
+    {
+      std::fprintf(stderr, "emst_benchmark: %s: %s\n", base.name.c_str(), message.c_str());
+    }
+    const std::size_t valid = result.stats.validPoints;
+    if (result.edges.size() != (valid > 0 ? valid - 1 : 0))
+    {
+      base.status = "MISMATCH";
+      base.note = "tree: " + std::to_string(result.edges.size()) + " edges for " +
+        std::to_string(valid) + " valid points";
+    }
+    double weight = 0.0;
+    std::string why;
+    if (findReference(path, base.n, base.dim, settings, weight, why))
+    {
+      const double error = weight != 0.0 ? std::fabs(result.totalWeight - weight) / std::fabs(weight)
+                                         : std::fabs(result.totalWeight);
+      if (!(error <= settings.tolerance))
+      {
+        base.status = "MISMATCH";
+        base.note = "tree weight: relative error " + formatDouble("%.3e", error);
+      }
+    }
+
+    const auto buildStart = std::chrono::steady_clock::now();
+    emst::TreeCutter cutter(points.count, result.edges, result.stats.backend, settings.options.cudaDevice);
+    base.buildMs = millisecondsSince(buildStart);
+    base.backend = emst::backendName(cutter.backend());
+    base.device = cutter.backend() == emst::Backend::Cpu ? result.stats.deviceName : cutter.deviceName();
+    for (const std::string& message : cutter.messages())
+    {
+      std::fprintf(stderr, "emst_benchmark: %s: cutter: %s\n", base.name.c_str(), message.c_str());
+    }
+
+    const std::string jsonPath = directoryOf(path) + "/" + stemOf(path) + ".ref.json";
+    const std::string json = fileExists(jsonPath) ? readWholeFile(jsonPath) : std::string();
+    struct Spec
+    {
+      std::string label;
+      double threshold;
+      std::size_t kept;
+      double referenceClusters; // < 0: none
+    };
+    std::vector<Spec> specs;
+    for (const auto& percent : { std::make_pair("p50", 50.0), std::make_pair("p99", 99.0) })
+    {
+      Spec spec;
+      spec.label = std::string("t") + (percent.first + 1);
+      spec.referenceClusters = -1.0;
+      double t = 0.0, clusters = 0.0;
+      if (!json.empty() && referenceCut(json, percent.first, t, clusters))
+      {
+        spec.threshold = t;
+        spec.referenceClusters = clusters; // groups, whatever the minimum size
+      }
+      else
+      {
+        spec.threshold = percentile(cutter.sortedEdges(), percent.second);
+      }
+      spec.kept = cutter.edgesAtMost(spec.threshold);
+      specs.push_back(spec);
+    }
+    specs.push_back(Spec{ "k=10", std::nan(""), cutter.edgesForGroups(10), -1.0 });
+
+    std::vector<std::int32_t> clusterId(points.count);
+    std::vector<std::int64_t> groupSize(points.count);
+    for (const Spec& spec : specs)
+    {
+      CutRow row = base;
+      row.cut = spec.label;
+      row.threshold = spec.threshold;
+      row.keptEdges = spec.kept;
+      try
+      {
+        std::vector<double> cutMs, downloadMs, callMs;
+        emst::Clustering clustering;
+        for (int run = 0; run <= settings.repeat; ++run)
+        {
+          const auto start = std::chrono::steady_clock::now();
+          clustering = cutter.cut(spec.kept, settings.minimumClusterSize, clusterId.data(), groupSize.data());
+          const double call = millisecondsSince(start);
+          if (run == 0)
+          {
+            continue; // warm-up: pool allocations, first-touch of the host arrays
+          }
+          cutMs.push_back(clustering.milliseconds);
+          downloadMs.push_back(clustering.downloadMilliseconds);
+          callMs.push_back(call);
+        }
+        row.medianMs = median(cutMs);
+        row.minMs = cutMs.empty() ? 0.0 : *std::min_element(cutMs.begin(), cutMs.end());
+        row.downloadMs = median(downloadMs);
+        row.callMs = median(callMs);
+        row.groups = clustering.groups;
+        row.clusters = clustering.sizes.size();
+        row.largest = clustering.sizes.empty() ? 0 : clustering.sizes.front();
+        row.noise = clustering.noisePoints;
+        if (clustering.backend != cutter.backend() || clustering.keptEdges != spec.kept)
+        {
+          row.status = "MISMATCH";
+          row.note = "Clustering::backend or keptEdges";
+        }
+
+        const std::string differs = checkAgainstUnionFind(points.count, cutter.sortedEdges(),
+          spec.kept, settings.minimumClusterSize, clustering, clusterId, groupSize);
+        row.check = differs.empty() ? "union-find ok" : "union-find differs";
+        if (!differs.empty())
+        {
+          row.status = "MISMATCH";
+          row.note = differs;
+        }
+        if (spec.referenceClusters >= 0.0)
+        {
+          const bool same = static_cast<double>(clustering.groups) == spec.referenceClusters;
+          row.check += "; ref " + formatDouble("%.0f", spec.referenceClusters) + (same ? " ok" : " differs");
+          if (!same)
+          {
+            row.status = "MISMATCH";
+            row.note += (row.note.empty() ? "" : "; ") + std::to_string(clustering.groups) +
+              " groups, " + stemOf(path) + ".ref.json " + formatDouble("%.0f", spec.referenceClusters);
+          }
+        }
+        if (spec.label == "k=10" && clustering.groups != std::max<std::size_t>(
+              std::min<std::size_t>(10, points.count), points.count - cutter.edgeCount()))
+        {
+          row.status = "MISMATCH";
+          row.note += (row.note.empty() ? "" : "; ") + std::to_string(clustering.groups) + " groups for k=10";
+        }
+      }
+      catch (const std::exception& e)
+      {
+        row.status = "ERROR";
+        row.note = e.what();
+        std::fprintf(stderr, "emst_benchmark: %s %s: error: %s\n", row.name.c_str(), row.cut.c_str(), e.what());
+      }
+      rows.push_back(row);
+    }
+  }
+  catch (const std::exception& e)
+  {
+    base.status = "ERROR";
+    base.note = e.what();
+    std::fprintf(stderr, "emst_benchmark: %s: error: %s\n", base.name.c_str(), e.what());
+    rows.assign(1, base);
+  }
+  return rows;
+}
+
 int parseInt(const std::string& option, const std::string& text, int lowest)
 {
   char* end = nullptr;
@@ -613,6 +1030,14 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     {
       settings.headerOnly = true;
     }
+    else if (arg == "--cut")
+    {
+      settings.cut = true;
+    }
+    else if (name == "--min-size")
+    {
+      settings.minimumClusterSize = static_cast<std::size_t>(parseInt("--min-size", takeValue(), 0));
+    }
     else if (!arg.empty() && arg[0] == '-')
     {
       throw UsageError{ "unknown option '" + arg + "'" };
@@ -653,12 +1078,44 @@ int main(int argc, char** argv)
 
   if (settings.header || settings.headerOnly)
   {
-    std::fputs(MarkdownHeader, stdout);
+    std::fputs(settings.cut ? CutMarkdownHeader : MarkdownHeader, stdout);
     std::fflush(stdout);
   }
   if (settings.headerOnly)
   {
     return 0;
+  }
+  if (settings.cut)
+  {
+    std::vector<CutRow> cutRows;
+    bool allCutsGood = true;
+    for (const std::string& set : settings.sets)
+    {
+      for (const CutRow& row : benchmarkCuts(set, settings))
+      {
+        cutRows.push_back(row);
+        std::fputs(cutMarkdownRow(row).c_str(), stdout);
+        allCutsGood = allCutsGood && row.status == "ok";
+      }
+      std::fflush(stdout);
+    }
+    try
+    {
+      if (!settings.csvPath.empty())
+      {
+        writeCutCsv(settings.csvPath, cutRows);
+      }
+      if (!settings.jsonPath.empty())
+      {
+        writeCutJson(settings.jsonPath, cutRows);
+      }
+    }
+    catch (const std::exception& e)
+    {
+      std::fprintf(stderr, "emst_benchmark: error: %s\n", e.what());
+      return 1;
+    }
+    return allCutsGood ? 0 : 1;
   }
   std::vector<Row> rows;
   bool allGood = true;
