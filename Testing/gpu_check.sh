@@ -9,13 +9,16 @@
 #   tests      the whole engine test binary, CPU and CUDA parameters        -> tests.log
 #   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
 #   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log
+#   cut        run_benchmarks.sh --cut-only (CUDA): emst_benchmark --cut, TreeCutter re-cuts of
+#              the tree of uniform_1e7_3d, cosmo_1e7_3d and every data set    -> cut.md (+ its log)
 #   bench      Testing/Benchmarks/run_benchmarks.sh (CUDA backend)          -> bench.md, bench.log
+#              (without the cut when the cut step runs too)
 # then a summary (status and duration of each step), printed last and saved to summary.txt.
 # A failing step does not stop the later ones; the exit status is 1 when any step failed.
-# OUTDIR receives those 7 files only (the device tool brings back at most 8, flat names).
+# OUTDIR receives those 8 files only (the device tool brings back at most 8, flat names).
 #
-# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,memcheck,racecheck,bench]
-#   --quick    benchmarks on the 1e5/1e6 synthetic sets and the data sets only
+# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,memcheck,racecheck,cut,bench]
+#   --quick    benchmarks on the 1e5/1e6 synthetic sets and the data sets only (the cut on 1e6)
 #   --steps    run only these steps (build is still needed once per fresh machine)
 #
 # Before the run, on the development machine: Testing/prepare_device_tree.sh (copies googletest
@@ -37,13 +40,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-  sed -n '2,35p' "$0" >&2
+  sed -n '2,38p' "$0" >&2
   exit 2
 fi
 out=$1
 shift
 quick=0
-steps="env,build,tests,memcheck,racecheck,bench"
+steps="env,build,tests,memcheck,racecheck,cut,bench"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -256,6 +259,48 @@ for tool in memcheck racecheck; do
   record $tool "$step_status" "$step_seconds" "$tool.log" "$note"
 done
 
+# ---- the single-linkage cut (before the long benchmark, so that the budget keeps it) -------------
+if wanted cut; then
+  bench_bin="$build/Kernels/emst_benchmark"
+  cutmd="$out/cut.md"
+  if [ -x "$bench_bin" ]; then
+    scratch=$(mktemp -d 2>/dev/null || echo "/tmp/emst-cut-$$")
+    mkdir -p "$scratch"
+    quick_flag=()
+    [ $quick = 1 ] && quick_flag=(--quick)
+    cutlog="$scratch/cut-step.log"
+    : >"$cutlog"
+    EMST_BUILD_DIR="$build" EMST_BENCH_DATA="${EMST_BENCH_DATA:-$build/bench-data}" \
+      EMST_BENCH_DEADLINE=$((deadline - 20)) \
+      run_step cut 240 "$cutlog" 0 bash "$repo/Testing/Benchmarks/run_benchmarks.sh" \
+      "$scratch" "${quick_flag[@]}" --cut-only --backend cuda
+    {
+      if [ -f "$scratch/results.md" ]; then
+        cat "$scratch/results.md"
+      else
+        echo "no results (see the log below)"
+      fi
+      echo
+      echo "## Log"
+      echo
+      echo '```'
+      cat "$cutlog"
+      [ -f "$scratch/benchmark.log" ] && cat "$scratch/benchmark.log"
+      echo '```'
+    } >"$cutmd"
+    cut_table=$(sed '/^## Log/,$d' "$cutmd") # the rows, not their copies in the log
+    cut_rows_done=$(echo "$cut_table" | grep -cE '^\| [a-z].* \| (t50|t99|k=10) \|')
+    cut_failing=$(echo "$cut_table" | grep -E '^\| [a-z]' | grep -cE '\| (MISMATCH|ERROR|FAILED|skipped)[^|]*\|$')
+    # The largest median cut time over the 1e7-point rows (the aim: at most 10 ms).
+    cut_1e7=$(echo "$cut_table" | awk -F'|' '$3 + 0 >= 10000000 && $14 + 0 > max { max = $14 + 0 } END { if (max != "") printf "%.3f", max }')
+    record cut "$step_status" "$step_seconds" cut.md "${cut_rows_done:-0} cuts, ${cut_failing:-0} failing or skipped${cut_1e7:+, 1e7 cut <= ${cut_1e7} ms (aim 10)}$([ $quick = 1 ] && echo ', quick')"
+    rm -rf "$scratch"
+  else
+    echo "no benchmark binary at $bench_bin" >"$cutmd"
+    record cut "FAIL(no binary)" 0 cut.md ""
+  fi
+fi
+
 # ---- benchmarks ---------------------------------------------------------------------------------
 if wanted bench; then
   bench_bin="$build/Kernels/emst_benchmark"
@@ -264,6 +309,7 @@ if wanted bench; then
     mkdir -p "$scratch"
     quick_flag=()
     [ $quick = 1 ] && quick_flag=(--quick)
+    wanted cut && quick_flag+=(--no-cut) # the cut step has timed it already
     EMST_BUILD_DIR="$build" EMST_BENCH_DATA="${EMST_BENCH_DATA:-$build/bench-data}" \
       EMST_BENCH_DEADLINE=$((deadline - 20)) \
       run_step bench 600 "$out/bench.log" 0 bash "$repo/Testing/Benchmarks/run_benchmarks.sh" \
@@ -276,6 +322,9 @@ if wanted bench; then
     fi
     rows_done=$(grep -c '^| [a-z]' "$out/bench.md" 2>/dev/null)
     rows_done=$(( ${rows_done:-0} > 0 ? ${rows_done:-0} - 1 : 0 )) # minus the header row
+    if grep -q '^| set | n | dim | backend | device | cut |' "$out/bench.md"; then
+      rows_done=$(( rows_done > 0 ? rows_done - 1 : 0 )) # and the cut table's header
+    fi
     mismatches=$(grep -cE '\| (MISMATCH|ERROR|FAILED|skipped)' "$out/bench.md" 2>/dev/null)
     record bench "$step_status" "$step_seconds" bench.md "$rows_done rows, ${mismatches:-0} failing or skipped$([ $quick = 1 ] && echo ', quick')"
     rm -rf "$scratch"
@@ -288,8 +337,9 @@ fi
 # ---- what failed, then the summary last -------------------------------------------------------
 # (The device tool returns the last 12,000 characters of the output: keep this part short.)
 echo
-for f in build tests memcheck racecheck bench; do
+for f in build tests memcheck racecheck cut bench; do
   logfile="$out/$f.log"
+  [ $f = cut ] && logfile="$out/cut.md" # the cut step's log is inside cut.md
   [ -f "$logfile" ] || continue
   if grep -qE '== [a-z]+: (FAIL|TIMEOUT)' "$logfile"; then
     echo "---- from $f.log ----"
@@ -303,6 +353,10 @@ for f in build tests memcheck racecheck bench; do
     esac
   fi
 done
+if [ -f "$out/cut.md" ]; then
+  echo "---- cut.md (set, n, backend, cut, kept, groups, cut ms, min, download ms, status) ----"
+  sed '/^## Log/,$d' "$out/cut.md" | grep -E '^\| ([a-z]|set )' | cut -d'|' -f2,3,5,7,9,10,14,15,16,20 | cut -c1-220
+fi
 if [ -f "$out/bench.md" ]; then
   echo "---- bench.md (cut; the file has all columns) ----"
   grep '^|' "$out/bench.md" | cut -d'|' -f2-17 | cut -c1-220
