@@ -2,17 +2,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEngineBridge.h"
 
+#include "emst/Clusters.h"
 #include "emst/Emst.h"
 
 #include "vtkAOSDataArrayTemplate.h"
 #include "vtkArrayDispatch.h"
 #include "vtkCellArray.h"
+#include "vtkCellArrayIterator.h"
 #include "vtkDataArrayRange.h"
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
+#include "vtkIntArray.h"
 #include "vtkPoints.h"
+#include "vtkPolyData.h"
 #include "vtkUnsignedCharArray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
@@ -270,6 +275,66 @@ void PrepareCloud(const Request& request, Cloud& cloud, Result& result)
   result.InputPath = path.str();
 }
 
+/// Engine edges -> VTK lines (offsets 0, 2, 4, ...) and their lengths, in list order. With
+/// `outputIds`, engine point k is output point (*outputIds)[k].
+void MakeLines(const emst::Edge* edges, vtkIdType count, const std::vector<vtkIdType>* outputIds,
+  vtkCellArray* lines, vtkDoubleArray* lengths)
+{
+  auto offsets = vtkSmartPointer<vtkIdTypeArray>::New();
+  offsets->SetNumberOfValues(count + 1);
+  auto connectivity = vtkSmartPointer<vtkIdTypeArray>::New();
+  connectivity->SetNumberOfValues(2 * count);
+  lengths->SetNumberOfValues(count);
+  vtkIdType* offset = offsets->GetPointer(0);
+  vtkIdType* ends = connectivity->GetPointer(0);
+  double* length = lengths->GetPointer(0);
+  for (vtkIdType e = 0; e < count; ++e)
+  {
+    const emst::Edge& edge = edges[e];
+    offset[e] = 2 * e;
+    ends[2 * e] = outputIds ? (*outputIds)[edge.i] : static_cast<vtkIdType>(edge.i);
+    ends[2 * e + 1] = outputIds ? (*outputIds)[edge.j] : static_cast<vtkIdType>(edge.j);
+    length[e] = edge.length;
+  }
+  offset[count] = 2 * count;
+  lines->SetData(offsets, connectivity);
+}
+
+/// Runs f(), turning every exception into a Status (emst::Error codes named, Cancelled kept).
+template <class F>
+Status Guarded(F&& f)
+{
+  Status status;
+  try
+  {
+    f();
+  }
+  catch (const emst::Error& error)
+  {
+    if (error.code() == emst::ErrorCode::Cancelled)
+    {
+      status.Code = Status::Cancelled;
+    }
+    else
+    {
+      status.Code = Status::Failed;
+      status.ErrorMessage =
+        std::string("EMST engine: ") + ErrorCodeName(error.code()) + ": " + error.what();
+    }
+  }
+  catch (const std::bad_alloc&)
+  {
+    status.Code = Status::Failed;
+    status.ErrorMessage = "EMST engine: out of memory";
+  }
+  catch (const std::exception& error)
+  {
+    status.Code = Status::Failed;
+    status.ErrorMessage = std::string("EMST engine: ") + error.what();
+  }
+  return status;
+}
+
 } // namespace
 
 int ResolveBackend(int property, std::string& warning)
@@ -302,12 +367,11 @@ Result ComputeTree(const Request& request)
     return !request.Progress || request.Progress(fraction, step);
   };
 
-  try
-  {
+  const Status status = Guarded([&] {
     if (!report(0.0, "Preparing points"))
     {
       result.Status = Result::Cancelled;
-      return result;
+      return;
     }
     Cloud cloud;
     PrepareCloud(request, cloud, result);
@@ -316,7 +380,7 @@ Result ComputeTree(const Request& request)
     {
       // Nothing to connect; the engine wants a non-null pointer, so it is not called.
       result.BackendDescription = "none (no points)";
-      return result;
+      return;
     }
 
     emst::Options options;
@@ -329,30 +393,12 @@ Result ComputeTree(const Request& request)
     if (!report(GatherShare + EngineShare, "Building lines"))
     {
       result.Status = Result::Cancelled;
-      return result;
+      return;
     }
 
-    // Engine edges -> VTK lines (offsets 0, 2, 4, ...) in the engine's (length, i, j) order.
-    const vtkIdType numberOfEdges = static_cast<vtkIdType>(tree.edges.size());
-    auto offsets = vtkSmartPointer<vtkIdTypeArray>::New();
-    offsets->SetNumberOfValues(numberOfEdges + 1);
-    auto connectivity = vtkSmartPointer<vtkIdTypeArray>::New();
-    connectivity->SetNumberOfValues(2 * numberOfEdges);
-    result.EdgeLength->SetNumberOfValues(numberOfEdges);
-    const bool mapped = !cloud.OutputIdOfTreePoint.empty();
-    vtkIdType* offset = offsets->GetPointer(0);
-    vtkIdType* ends = connectivity->GetPointer(0);
-    double* length = result.EdgeLength->GetPointer(0);
-    for (vtkIdType e = 0; e < numberOfEdges; ++e)
-    {
-      const emst::Edge& edge = tree.edges[static_cast<std::size_t>(e)];
-      offset[e] = 2 * e;
-      ends[2 * e] = mapped ? cloud.OutputIdOfTreePoint[edge.i] : static_cast<vtkIdType>(edge.i);
-      ends[2 * e + 1] = mapped ? cloud.OutputIdOfTreePoint[edge.j] : static_cast<vtkIdType>(edge.j);
-      length[e] = edge.length;
-    }
-    offset[numberOfEdges] = 2 * numberOfEdges;
-    result.Lines->SetData(offsets, connectivity);
+    MakeLines(tree.edges.data(), static_cast<vtkIdType>(tree.edges.size()),
+      cloud.OutputIdOfTreePoint.empty() ? nullptr : &cloud.OutputIdOfTreePoint, result.Lines,
+      result.EdgeLength);
 
     result.TotalLength = tree.totalWeight;
     result.BackendDescription = DescribeBackend(tree.stats);
@@ -360,29 +406,11 @@ Result ComputeTree(const Request& request)
     result.PointsInTree = static_cast<vtkIdType>(tree.stats.validPoints);
     result.Messages = tree.messages;
     report(1.0, "Done");
-  }
-  catch (const emst::Error& error)
+  });
+  if (status.Code != Status::Ok)
   {
-    if (error.code() == emst::ErrorCode::Cancelled)
-    {
-      result.Status = Result::Cancelled;
-    }
-    else
-    {
-      result.Status = Result::Failed;
-      result.ErrorMessage =
-        std::string("EMST engine: ") + ErrorCodeName(error.code()) + ": " + error.what();
-    }
-  }
-  catch (const std::bad_alloc&)
-  {
-    result.Status = Result::Failed;
-    result.ErrorMessage = "EMST engine: out of memory";
-  }
-  catch (const std::exception& error)
-  {
-    result.Status = Result::Failed;
-    result.ErrorMessage = std::string("EMST engine: ") + error.what();
+    result.Status = status.Code == Status::Cancelled ? Result::Cancelled : Result::Failed;
+    result.ErrorMessage = status.ErrorMessage;
   }
   if (result.Status != Result::Ok)
   {
@@ -391,6 +419,186 @@ Result ComputeTree(const Request& request)
     result.TotalLength = 0.0;
   }
   return result;
+}
+
+
+//------------------------------------------------------------------------------
+struct ClusterTree::Internals
+{
+  vtkIdType Points = 0;
+  std::unique_ptr<emst::TreeCutter> Cutter;
+};
+
+ClusterTree::ClusterTree()
+  : Data(new Internals)
+{
+}
+
+ClusterTree::~ClusterTree() = default;
+
+namespace
+{
+
+/// The edges of the line cells of `tree`; see ClusterTree::Create.
+std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
+{
+  vtkCellArray* lines = tree->GetLines();
+  const vtkIdType cells = lines ? lines->GetNumberOfCells() : 0;
+  const vtkIdType firstLine = tree->GetNumberOfVerts();
+  const bool useArray = lengths != nullptr && lengths->GetNumberOfComponents() == 1 &&
+    lengths->GetNumberOfTuples() >= firstLine + cells &&
+    lines->GetNumberOfConnectivityIds() == 2 * cells;
+  vtkPoints* points = tree->GetPoints();
+  auto distance = [points](vtkIdType a, vtkIdType b) {
+    double p[3], q[3];
+    points->GetPoint(a, p);
+    points->GetPoint(b, q);
+    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+  };
+  const vtkIdType n = tree->GetNumberOfPoints();
+  std::vector<emst::Edge> edges;
+  edges.reserve(static_cast<std::size_t>(lines ? lines->GetNumberOfConnectivityIds() : 0));
+  vtkIdType npts = 0;
+  const vtkIdType* ids = nullptr;
+  auto it = vtk::TakeSmartPointer(lines ? lines->NewIterator() : nullptr);
+  for (vtkIdType c = 0; c < cells; ++c)
+  {
+    it->GetCellAtId(c, npts, ids);
+    for (vtkIdType k = 0; k + 1 < npts; ++k)
+    {
+      const vtkIdType a = ids[k], b = ids[k + 1];
+      if (a < 0 || b < 0 || a >= n || b >= n)
+      {
+        throw emst::Error(emst::ErrorCode::InvalidInput,
+          "line " + std::to_string(c) + " refers to a point that does not exist");
+      }
+      emst::Edge edge;
+      edge.i = static_cast<std::uint32_t>(std::min(a, b));
+      edge.j = static_cast<std::uint32_t>(std::max(a, b));
+      edge.length = useArray ? lengths->GetComponent(firstLine + c, 0) : distance(a, b);
+      edges.push_back(edge);
+    }
+  }
+  return edges;
+}
+
+} // namespace
+
+std::unique_ptr<ClusterTree> ClusterTree::Create(
+  vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status)
+{
+  std::unique_ptr<ClusterTree> result(new ClusterTree);
+  status = Guarded([&] {
+    const vtkIdType n = tree->GetNumberOfPoints();
+    std::vector<emst::Edge> edges = ReadEdges(tree, lengths);
+    result->Data->Points = n;
+    result->Data->Cutter = std::make_unique<emst::TreeCutter>(
+      static_cast<std::size_t>(n), edges, ToEngineBackend(backend));
+  });
+  if (status.Code != Status::Ok)
+  {
+    result.reset();
+  }
+  return result;
+}
+
+vtkIdType ClusterTree::NumberOfPoints() const
+{
+  return this->Data->Points;
+}
+
+vtkIdType ClusterTree::NumberOfEdges() const
+{
+  return static_cast<vtkIdType>(this->Data->Cutter->edgeCount());
+}
+
+double ClusterTree::SortedLength(vtkIdType k) const
+{
+  return this->Data->Cutter->sortedEdges()[static_cast<std::size_t>(k)].length;
+}
+
+vtkIdType ClusterTree::EdgesAtMost(double threshold) const
+{
+  return static_cast<vtkIdType>(this->Data->Cutter->edgesAtMost(threshold));
+}
+
+vtkIdType ClusterTree::EdgesForGroups(vtkIdType clusters) const
+{
+  return static_cast<vtkIdType>(
+    this->Data->Cutter->edgesForGroups(static_cast<std::size_t>(std::max<vtkIdType>(clusters, 0))));
+}
+
+std::string ClusterTree::BackendDescription() const
+{
+  const emst::TreeCutter& cutter = *this->Data->Cutter;
+  return cutter.backend() == emst::Backend::Cuda ? "CUDA (" + cutter.deviceName() + ")" : "CPU";
+}
+
+const std::vector<std::string>& ClusterTree::Messages() const
+{
+  return this->Data->Cutter->messages();
+}
+
+ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSize)
+{
+  Cut cut;
+  const vtkIdType n = this->Data->Points;
+  cut.ClusterId = vtkSmartPointer<vtkIntArray>::New();
+  cut.ClusterId->SetName("ClusterId");
+  cut.ClusterSize = vtkSmartPointer<vtkIdTypeArray>::New();
+  cut.ClusterSize->SetName("ClusterSize");
+  cut.Lines = vtkSmartPointer<vtkCellArray>::New();
+  cut.EdgeLength = vtkSmartPointer<vtkDoubleArray>::New();
+  cut.EdgeLength->SetName("EdgeLength");
+  static_assert(sizeof(vtkIdType) == sizeof(std::int64_t), "vtkIdType must be 64-bit");
+  cut.Result = Guarded([&] {
+    kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
+    cut.ClusterId->SetNumberOfValues(n);
+    cut.ClusterSize->SetNumberOfValues(n);
+    const emst::Clustering clustering = this->Data->Cutter->cut(static_cast<std::size_t>(kept),
+      static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
+      n > 0 ? cut.ClusterId->GetPointer(0) : nullptr,
+      n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr);
+    MakeLines(this->Data->Cutter->sortedEdges().data(), kept, nullptr, cut.Lines, cut.EdgeLength);
+    cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
+    cut.FirstPoint.assign(clustering.firstPoint.begin(), clustering.firstPoint.end());
+    cut.Groups = static_cast<vtkIdType>(clustering.groups);
+    cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints);
+    cut.Milliseconds = clustering.milliseconds;
+  });
+  return cut;
+}
+
+ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
+{
+  Hierarchy h;
+  h.Cluster1 = vtkSmartPointer<vtkIdTypeArray>::New();
+  h.Cluster1->SetName("Cluster1");
+  h.Cluster2 = vtkSmartPointer<vtkIdTypeArray>::New();
+  h.Cluster2->SetName("Cluster2");
+  h.Height = vtkSmartPointer<vtkDoubleArray>::New();
+  h.Height->SetName("Height");
+  h.Size = vtkSmartPointer<vtkIdTypeArray>::New();
+  h.Size->SetName("Size");
+  h.Result = Guarded([&] {
+    const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
+      static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());
+    const vtkIdType rows = static_cast<vtkIdType>(merges.size());
+    h.Cluster1->SetNumberOfValues(rows);
+    h.Cluster2->SetNumberOfValues(rows);
+    h.Height->SetNumberOfValues(rows);
+    h.Size->SetNumberOfValues(rows);
+    for (vtkIdType r = 0; r < rows; ++r)
+    {
+      const emst::Merge& merge = merges[static_cast<std::size_t>(r)];
+      h.Cluster1->SetValue(r, static_cast<vtkIdType>(merge.first));
+      h.Cluster2->SetValue(r, static_cast<vtkIdType>(merge.second));
+      h.Height->SetValue(r, merge.height);
+      h.Size->SetValue(r, static_cast<vtkIdType>(merge.size));
+    }
+  });
+  return h;
 }
 
 }

@@ -11,12 +11,17 @@
 #include "vtkType.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 class vtkCellArray;
+class vtkDataArray;
 class vtkDoubleArray;
+class vtkIdTypeArray;
+class vtkIntArray;
 class vtkPoints;
+class vtkPolyData;
 class vtkUnsignedCharArray;
 
 namespace vtkEMSTEngineBridge
@@ -76,6 +81,78 @@ int ResolveBackend(int property, std::string& warning);
 /// Status Failed (with ErrorMessage) or Cancelled.
 Result ComputeTree(const Request& request);
 
+
+/// Outcome of a bridge call that can fail; never an exception.
+struct Status
+{
+  enum StatusType
+  {
+    Ok,
+    Failed,
+    Cancelled
+  };
+  StatusType Code = Ok;
+  std::string ErrorMessage;
+};
+
+/// A tree (the line cells of a vtkPolyData) held by the engine for repeated cuts into
+/// single-linkage clusters: built once per input, then cut at every threshold change.
+class ClusterTree
+{
+public:
+  /// Reads the line cells of `tree` (a polyline of m points gives m - 1 edges) with their lengths:
+  /// from `lengths`, a one-component cell array, when given and every line has two points (line k
+  /// is cell NumberOfVerts + k); else computed from the points in double. backend: 0 auto
+  /// (the GPU when usable), 1 CUDA, 2 CPU. Returns null with `status` set on failure.
+  static std::unique_ptr<ClusterTree> Create(
+    vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status);
+  ~ClusterTree();
+
+  vtkIdType NumberOfPoints() const;
+  vtkIdType NumberOfEdges() const;
+  /// Length of the k-th shortest edge (edges in (length, i, j) order).
+  double SortedLength(vtkIdType k) const;
+  /// Edges kept by a cut at `threshold` (length <= threshold).
+  vtkIdType EdgesAtMost(double threshold) const;
+  /// Edges kept for `clusters` groups: NumberOfPoints - clusters, clamped to the edges there are.
+  vtkIdType EdgesForGroups(vtkIdType clusters) const;
+  /// "CUDA (<device>)" or "CPU"; and the engine's notes (e.g. a fall-back to the CPU).
+  std::string BackendDescription() const;
+  const std::vector<std::string>& Messages() const;
+
+  struct Cut
+  {
+    Status Result;
+    vtkSmartPointer<vtkIntArray> ClusterId;      ///< per point, "ClusterId"
+    vtkSmartPointer<vtkIdTypeArray> ClusterSize; ///< per point, "ClusterSize"
+    vtkSmartPointer<vtkCellArray> Lines;         ///< the kept edges, shortest first
+    vtkSmartPointer<vtkDoubleArray> EdgeLength;  ///< per kept edge, "EdgeLength"
+    std::vector<vtkIdType> Sizes;      ///< per cluster (id order)
+    std::vector<vtkIdType> FirstPoint; ///< per cluster: its smallest point id
+    vtkIdType Groups = 0;
+    vtkIdType NoisePoints = 0;
+    double Milliseconds = 0.0;
+  };
+  /// Keeps the `kept` shortest edges and labels the clusters (see emst::TreeCutter::cut).
+  Cut CutTree(vtkIdType kept, vtkIdType minimumClusterSize);
+
+  /// The single-linkage hierarchy in scipy's layout: arrays "Cluster1", "Cluster2", "Height",
+  /// "Size", one row per edge.
+  struct Hierarchy
+  {
+    Status Result;
+    vtkSmartPointer<vtkIdTypeArray> Cluster1;
+    vtkSmartPointer<vtkIdTypeArray> Cluster2;
+    vtkSmartPointer<vtkDoubleArray> Height;
+    vtkSmartPointer<vtkIdTypeArray> Size;
+  };
+  Hierarchy ComputeHierarchy() const;
+
+private:
+  ClusterTree();
+  struct Internals;
+  std::unique_ptr<Internals> Data;
+};
 }
 
 #endif

@@ -3,6 +3,7 @@
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 
 #include "vtkEMSTEngineBridge.h"
+#include "vtkEMSTGather.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -51,45 +52,6 @@ vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
     return nullptr;
   }
   return ghosts;
-}
-
-/// Appends the points and the point arrays common to all leaves into one vtkPolyData (no cells).
-/// With one leaf the points and arrays are shared, not copied.
-void AppendLeaves(const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, vtkPolyData* output)
-{
-  output->Initialize();
-  if (leaves.size() == 1)
-  {
-    output->SetPoints(leaves[0]->GetPoints());
-    output->GetPointData()->ShallowCopy(leaves[0]->GetPointData());
-    return;
-  }
-  vtkIdType total = 0;
-  bool allFloat = true;
-  vtkDataSetAttributes::FieldList fields;
-  for (const auto& leaf : leaves)
-  {
-    total += leaf->GetNumberOfPoints();
-    allFloat = allFloat && leaf->GetPoints()->GetDataType() == VTK_FLOAT;
-    fields.IntersectFieldList(leaf->GetPointData());
-  }
-  auto points = vtkSmartPointer<vtkPoints>::New();
-  points->SetDataType(allFloat ? VTK_FLOAT : VTK_DOUBLE);
-  points->SetNumberOfPoints(total);
-  vtkPointData* outPD = output->GetPointData();
-  outPD->CopyAllocate(fields, total);
-  outPD->SetNumberOfTuples(total);
-  vtkIdType start = 0;
-  int index = 0;
-  for (const auto& leaf : leaves)
-  {
-    const vtkIdType n = leaf->GetNumberOfPoints();
-    points->InsertPoints(start, n, 0, leaf->GetPoints());
-    outPD->CopyData(fields, leaf->GetPointData(), index, start, n, 0);
-    start += n;
-    ++index;
-  }
-  output->SetPoints(points);
 }
 
 /// Field data that says what ran; present on every output, empty or not.
@@ -226,7 +188,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     auto local = vtkSmartPointer<vtkPolyData>::New();
     if (!leaves.empty())
     {
-      AppendLeaves(leaves, local);
+      vtkEMSTGather::Append(leaves, local, false);
     }
     std::vector<vtkSmartPointer<vtkDataObject>> pieces;
     if (!controller->Gather(local, pieces, 0))
@@ -265,7 +227,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     MakeEmpty(output, "none (no points)", messages);
     return 1;
   }
-  AppendLeaves(leaves, output);
+  vtkEMSTGather::Append(leaves, output, false);
 
   vtkEMSTEngineBridge::Request request;
   request.GhostMask = LeftOutGhostBits;

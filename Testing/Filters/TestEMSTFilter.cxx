@@ -4,8 +4,13 @@
 // C++ tests of vtkEMSTEuclideanMinimumSpanningTree for what pvpython cannot see well: that the
 // output shares the input's points (zero-copy), that progress events arrive and a cancel from a
 // progress observer gives an empty output without an error, that errors come as ErrorEvents with
-// an empty output, and the tree against a brute-force Prim on clouds with exact ties.
+// an empty output, and the tree against a brute-force Prim on clouds with exact ties. And the
+// cluster filters: the cut against brute-force friends-of-friends, the re-cut that does not re-run
+// the tree, the cluster table and the hierarchy. With a GPU (the device check), the tree and the
+// cut run on it.
+#include "vtkEMSTClusters.h"
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
+#include "vtkEMSTSingleLinkageHierarchy.h"
 
 #include "vtkCallbackCommand.h"
 #include "vtkCellArray.h"
@@ -14,10 +19,14 @@
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
 #include "vtkIdList.h"
+#include "vtkIdTypeArray.h"
+#include "vtkIntArray.h"
 #include "vtkNew.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
+#include "vtkPointData.h"
 #include "vtkStringArray.h"
+#include "vtkTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -333,6 +342,227 @@ void TestErrorEvent()
   }
 }
 
+/// Friends-of-friends groups by brute force: union of every pair at distance <= t (double).
+std::vector<vtkIdType> BruteForceGroups(vtkPoints* points, double t)
+{
+  const vtkIdType n = points->GetNumberOfPoints();
+  std::vector<vtkIdType> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&parent](vtkIdType x) {
+    while (parent[x] != x)
+    {
+      x = parent[x] = parent[parent[x]];
+    }
+    return x;
+  };
+  double p[3], q[3];
+  for (vtkIdType a = 0; a < n; ++a)
+  {
+    points->GetPoint(a, p);
+    for (vtkIdType b = a + 1; b < n; ++b)
+    {
+      points->GetPoint(b, q);
+      const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+      if (std::sqrt(dx * dx + dy * dy + dz * dz) <= t)
+      {
+        const vtkIdType ra = find(a), rb = find(b);
+        parent[std::max(ra, rb)] = std::min(ra, rb);
+      }
+    }
+  }
+  for (vtkIdType a = 0; a < n; ++a)
+  {
+    parent[a] = find(a); // the group's smallest point
+  }
+  return parent;
+}
+
+/// Expected ClusterId of each point from group roots: ranks by decreasing size, ties by smallest
+/// point, -1 below minimumSize.
+std::vector<int> ExpectedIds(const std::vector<vtkIdType>& root, vtkIdType minimumSize, int& clusters)
+{
+  const vtkIdType n = static_cast<vtkIdType>(root.size());
+  std::vector<vtkIdType> size(n, 0);
+  for (vtkIdType r : root)
+  {
+    ++size[r];
+  }
+  std::vector<vtkIdType> roots;
+  for (vtkIdType a = 0; a < n; ++a)
+  {
+    if (root[a] == a)
+    {
+      roots.push_back(a);
+    }
+  }
+  std::stable_sort(roots.begin(), roots.end(),
+    [&size](vtkIdType a, vtkIdType b) { return size[a] > size[b]; });
+  std::vector<int> rank(n, -1);
+  clusters = 0;
+  for (vtkIdType r : roots)
+  {
+    if (size[r] >= minimumSize)
+    {
+      rank[r] = clusters++;
+    }
+  }
+  std::vector<int> ids(n);
+  for (vtkIdType a = 0; a < n; ++a)
+  {
+    ids[a] = rank[root[a]];
+  }
+  return ids;
+}
+
+void OnEnd(vtkObject*, unsigned long, void* clientData, void*)
+{
+  ++*static_cast<int*>(clientData);
+}
+
+void TestClusters()
+{
+  auto cloud = RandomCloud(1200, VTK_FLOAT, 5);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetInputData(cloud);
+  int treeRuns = 0;
+  vtkNew<vtkCallbackCommand> onEnd;
+  onEnd->SetCallback(OnEnd);
+  onEnd->SetClientData(&treeRuns);
+  tree->AddObserver(vtkCommand::EndEvent, onEnd);
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputConnection(tree->GetOutputPort());
+  clusters->Update();
+  const std::string treeBackend = FieldString(tree->GetOutput(), "EMSTBackend");
+  EXPECT(FieldString(clusters->GetOutput(), "ClusterBackend").substr(0, 3) ==
+      treeBackend.substr(0, 3),
+    "the cut ran on '%s', the tree on '%s'",
+    FieldString(clusters->GetOutput(), "ClusterBackend").c_str(), treeBackend.c_str());
+
+  // Thresholds between distinct edge lengths (no tie with a pair distance), from few to all.
+  auto* lengths = vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
+  std::vector<double> sorted(lengths->GetPointer(0), lengths->GetPointer(0) + lengths->GetNumberOfValues());
+  std::sort(sorted.begin(), sorted.end());
+  const vtkIdType n = cloud->GetNumberOfPoints();
+  for (double quantile : { 0.0, 0.3, 0.7, 0.95, 0.999 })
+  {
+    const std::size_t k = static_cast<std::size_t>(quantile * (sorted.size() - 1));
+    const double t = 0.5 * (sorted[k] + sorted[k + 1]);
+    for (vtkIdType minimumSize : { 1, 4 })
+    {
+      clusters->SetThreshold(t);
+      clusters->SetMinimumClusterSize(minimumSize);
+      clusters->Update();
+      vtkPolyData* out = clusters->GetOutput();
+      int expectedClusters = 0;
+      const std::vector<vtkIdType> root = BruteForceGroups(cloud->GetPoints(), t);
+      const std::vector<int> expected = ExpectedIds(root, minimumSize, expectedClusters);
+      auto* ids = vtkIntArray::SafeDownCast(out->GetPointData()->GetArray("ClusterId"));
+      auto* sizes = vtkIdTypeArray::SafeDownCast(out->GetPointData()->GetArray("ClusterSize"));
+      EXPECT(ids && sizes && ids->GetNumberOfValues() == n, "t %g: no ClusterId/ClusterSize", t);
+      if (!ids || !sizes)
+      {
+        return;
+      }
+      vtkIdType wrong = 0, wrongSize = 0;
+      std::vector<vtkIdType> count(n, 0);
+      for (vtkIdType a = 0; a < n; ++a)
+      {
+        ++count[root[a]];
+      }
+      for (vtkIdType a = 0; a < n; ++a)
+      {
+        wrong += ids->GetValue(a) != expected[a] ? 1 : 0;
+        wrongSize += sizes->GetValue(a) != count[root[a]] ? 1 : 0;
+      }
+      EXPECT(wrong == 0 && wrongSize == 0, "t %g, min %lld: %lld ids and %lld sizes differ from brute force", t,
+        static_cast<long long>(minimumSize), static_cast<long long>(wrong), static_cast<long long>(wrongSize));
+      EXPECT(FieldDouble(out, "NumberOfClusters") == expectedClusters, "t %g: %g clusters, expected %d", t,
+        FieldDouble(out, "NumberOfClusters"), expectedClusters);
+      const vtkIdType keptEdges = static_cast<vtkIdType>(std::upper_bound(sorted.begin(), sorted.end(), t) - sorted.begin());
+      EXPECT(out->GetNumberOfLines() == keptEdges, "t %g: %lld lines kept, expected %lld", t,
+        static_cast<long long>(out->GetNumberOfLines()), static_cast<long long>(keptEdges));
+
+      // The cluster table: sizes, centroids and bounds from the points.
+      vtkTable* table = vtkTable::SafeDownCast(clusters->GetOutputDataObject(1));
+      EXPECT(table && table->GetNumberOfRows() == expectedClusters, "t %g: table rows", t);
+      if (table && table->GetNumberOfRows() > 0)
+      {
+        std::vector<double> sum(3, 0.0);
+        vtkIdType members = 0;
+        double p[3];
+        for (vtkIdType a = 0; a < n; ++a)
+        {
+          if (ids->GetValue(a) == 0)
+          {
+            cloud->GetPoint(a, p);
+            for (int d = 0; d < 3; ++d)
+            {
+              sum[d] += p[d];
+            }
+            ++members;
+          }
+        }
+        vtkDataArray* centroid = vtkDataArray::SafeDownCast(table->GetColumnByName("Centroid"));
+        vtkDataArray* size = vtkDataArray::SafeDownCast(table->GetColumnByName("Size"));
+        EXPECT(centroid && size && size->GetTuple1(0) == members, "t %g: cluster 0 size", t);
+        for (int d = 0; centroid && d < 3; ++d)
+        {
+          EXPECT(std::abs(centroid->GetComponent(0, d) - sum[d] / members) <= 1e-9 * (1 + std::abs(sum[d] / members)),
+            "t %g: centroid", t);
+        }
+      }
+    }
+  }
+
+  // Number of clusters mode: exactly k groups.
+  clusters->SetCutMode(vtkEMSTClusters::NUMBER_OF_CLUSTERS);
+  clusters->SetNumberOfClusters(7);
+  clusters->SetMinimumClusterSize(1);
+  clusters->Update();
+  EXPECT(FieldDouble(clusters->GetOutput(), "NumberOfClusters") == 7, "k mode: %g clusters",
+    FieldDouble(clusters->GetOutput(), "NumberOfClusters"));
+  EXPECT(clusters->GetOutput()->GetNumberOfLines() == n - 7, "k mode: %lld lines",
+    static_cast<long long>(clusters->GetOutput()->GetNumberOfLines()));
+
+  // Every threshold above re-ran the cut only: the tree ran once, and went to the engine once.
+  EXPECT(treeRuns == 1, "the tree ran %d times", treeRuns);
+  EXPECT(clusters->GetTreeUploads() == 1, "the tree went to the engine %d times", clusters->GetTreeUploads());
+
+  // A new tree (new input) is handed over again.
+  tree->SetBackendToCPU();
+  clusters->Update();
+  EXPECT(treeRuns == 2 && clusters->GetTreeUploads() == 2, "after a new tree: %d runs, %d uploads",
+    treeRuns, clusters->GetTreeUploads());
+  std::printf("clusters: %lld points, cut on %s, brute-force FoF equal at 5 thresholds\n",
+    static_cast<long long>(n), FieldString(clusters->GetOutput(), "ClusterBackend").c_str());
+
+  // The hierarchy: n - 1 merges, heights in order, sizes adding up.
+  vtkNew<vtkEMSTSingleLinkageHierarchy> hierarchy;
+  hierarchy->SetInputConnection(tree->GetOutputPort());
+  hierarchy->Update();
+  vtkTable* z = hierarchy->GetOutput();
+  EXPECT(z->GetNumberOfRows() == n - 1, "hierarchy: %lld rows", static_cast<long long>(z->GetNumberOfRows()));
+  vtkDataArray* c1 = vtkDataArray::SafeDownCast(z->GetColumnByName("Cluster1"));
+  vtkDataArray* c2 = vtkDataArray::SafeDownCast(z->GetColumnByName("Cluster2"));
+  vtkDataArray* height = vtkDataArray::SafeDownCast(z->GetColumnByName("Height"));
+  vtkDataArray* zsize = vtkDataArray::SafeDownCast(z->GetColumnByName("Size"));
+  EXPECT(c1 && c2 && height && zsize, "hierarchy: missing columns");
+  if (c1 && c2 && height && zsize && z->GetNumberOfRows() == n - 1)
+  {
+    std::vector<double> clusterSize(2 * n - 1, 1.0);
+    int bad = 0;
+    for (vtkIdType r = 0; r < n - 1; ++r)
+    {
+      const auto a = static_cast<vtkIdType>(c1->GetTuple1(r)), b = static_cast<vtkIdType>(c2->GetTuple1(r));
+      bad += !(a < b && b < n + r) ? 1 : 0;
+      bad += height->GetTuple1(r) != sorted[r] ? 1 : 0;
+      clusterSize[n + r] = clusterSize[a] + clusterSize[b];
+      bad += zsize->GetTuple1(r) != clusterSize[n + r] ? 1 : 0;
+    }
+    EXPECT(bad == 0 && clusterSize[2 * n - 2] == n, "hierarchy: %d bad rows", bad);
+  }
+}
+
 } // namespace
 
 int main()
@@ -341,6 +571,7 @@ int main()
   TestLatticeTies();
   TestProgressAndCancel();
   TestErrorEvent();
+  TestClusters();
   std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
   return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1,0 +1,431 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+#include "vtkEMSTClusters.h"
+
+#include "vtkEMSTEngineBridge.h"
+#include "vtkEMSTGather.h"
+
+#include "vtkCellArray.h"
+#include "vtkCellData.h"
+#include "vtkDataArray.h"
+#include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
+#include "vtkIdTypeArray.h"
+#include "vtkInformation.h"
+#include "vtkInformationVector.h"
+#include "vtkIntArray.h"
+#include "vtkMultiProcessController.h"
+#include "vtkObjectFactory.h"
+#include "vtkPointData.h"
+#include "vtkPoints.h"
+#include "vtkPolyData.h"
+#include "vtkSmartPointer.h"
+#include "vtkStringArray.h"
+#include "vtkTable.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+vtkStandardNewMacro(vtkEMSTClusters);
+vtkCxxSetObjectMacro(vtkEMSTClusters, Controller, vtkMultiProcessController);
+
+/// The engine's copy of the last input tree, and what it was made from.
+struct vtkEMSTClusters::Cache
+{
+  std::unique_ptr<vtkEMSTEngineBridge::ClusterTree> Tree;
+  vtkPolyData* Input = nullptr; // identity only, never dereferenced
+  vtkMTimeType InputTime = 0;
+  vtkDataArray* Lengths = nullptr;
+  vtkMTimeType LengthsTime = 0;
+  int Backend = -1;
+};
+
+namespace
+{
+
+template <class ArrayT>
+vtkSmartPointer<ArrayT> NamedArray(const char* name, int components = 1)
+{
+  auto array = vtkSmartPointer<ArrayT>::New();
+  array->SetName(name);
+  array->SetNumberOfComponents(components);
+  return array;
+}
+
+template <class ArrayT, class T>
+void AddValue(vtkFieldData* fd, const char* name, T value)
+{
+  auto array = NamedArray<ArrayT>(name);
+  array->InsertNextValue(value);
+  fd->AddArray(array);
+}
+
+/// Field data that says what the cut did; present on every output 0, empty or not.
+void AddFieldData(vtkPolyData* output, double threshold, vtkIdType clusters, vtkIdType noise,
+  const std::string& backend, double milliseconds, const std::vector<std::string>& messages)
+{
+  vtkFieldData* fd = output->GetFieldData();
+  AddValue<vtkDoubleArray>(fd, "ClusterThreshold", threshold);
+  AddValue<vtkIdTypeArray>(fd, "NumberOfClusters", clusters);
+  AddValue<vtkIdTypeArray>(fd, "NoisePoints", noise);
+  AddValue<vtkStringArray>(fd, "ClusterBackend", backend);
+  AddValue<vtkDoubleArray>(fd, "ClusterCutMilliseconds", milliseconds);
+  auto notes = NamedArray<vtkStringArray>("ClusterMessages");
+  for (const std::string& message : messages)
+  {
+    notes->InsertNextValue(message);
+  }
+  fd->AddArray(notes);
+}
+
+/// Output 0 with no points, and the (empty) arrays a downstream user looks for.
+void MakeEmpty(vtkPolyData* output, const std::string& backend,
+  const std::vector<std::string>& messages)
+{
+  output->Initialize();
+  output->SetPoints(vtkSmartPointer<vtkPoints>::New());
+  output->SetLines(vtkSmartPointer<vtkCellArray>::New());
+  output->GetPointData()->AddArray(NamedArray<vtkIntArray>("ClusterId"));
+  output->GetPointData()->AddArray(NamedArray<vtkIdTypeArray>("ClusterSize"));
+  output->GetCellData()->AddArray(NamedArray<vtkDoubleArray>("EdgeLength"));
+  AddFieldData(output, 0.0, 0, 0, backend, 0.0, messages);
+}
+
+/// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
+/// over the points and one over the kept edges.
+void FillClusterTable(vtkTable* table, vtkPolyData* points,
+  const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+{
+  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
+  auto id = NamedArray<vtkIntArray>("ClusterId");
+  auto size = NamedArray<vtkIdTypeArray>("Size");
+  auto centroid = NamedArray<vtkDoubleArray>("Centroid", 3);
+  auto lo = NamedArray<vtkDoubleArray>("BoundsMin", 3);
+  auto hi = NamedArray<vtkDoubleArray>("BoundsMax", 3);
+  auto longest = NamedArray<vtkDoubleArray>("LongestEdge");
+  auto first = NamedArray<vtkIdTypeArray>("FirstPoint");
+  for (auto* array : std::vector<vtkDataArray*>{ id, size, centroid, lo, hi, longest, first })
+  {
+    array->SetNumberOfTuples(clusters);
+  }
+  std::vector<double> sum(3 * clusters, 0.0);
+  std::vector<double> min(3 * clusters, std::numeric_limits<double>::infinity());
+  std::vector<double> max(3 * clusters, -std::numeric_limits<double>::infinity());
+  const int* label = cut.ClusterId->GetPointer(0);
+  const vtkIdType n = points->GetNumberOfPoints();
+  double p[3];
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    const int c = label[k];
+    if (c < 0)
+    {
+      continue;
+    }
+    points->GetPoint(k, p);
+    for (int a = 0; a < 3; ++a)
+    {
+      sum[3 * c + a] += p[a];
+      min[3 * c + a] = std::min(min[3 * c + a], p[a]);
+      max[3 * c + a] = std::max(max[3 * c + a], p[a]);
+    }
+  }
+  std::vector<double> edge(clusters, 0.0);
+  const vtkIdType kept = cut.Lines->GetNumberOfCells();
+  vtkDataArray* ends = cut.Lines->GetConnectivityArray();
+  for (vtkIdType e = 0; e < kept; ++e)
+  {
+    const int c = label[static_cast<vtkIdType>(ends->GetComponent(2 * e, 0))];
+    if (c >= 0)
+    {
+      edge[c] = std::max(edge[c], cut.EdgeLength->GetValue(e));
+    }
+  }
+  for (vtkIdType c = 0; c < clusters; ++c)
+  {
+    const double count = static_cast<double>(cut.Sizes[c]);
+    id->SetValue(c, static_cast<int>(c));
+    size->SetValue(c, cut.Sizes[c]);
+    for (int a = 0; a < 3; ++a)
+    {
+      centroid->SetComponent(c, a, sum[3 * c + a] / count);
+      lo->SetComponent(c, a, min[3 * c + a]);
+      hi->SetComponent(c, a, max[3 * c + a]);
+    }
+    longest->SetValue(c, edge[c]);
+    first->SetValue(c, cut.FirstPoint[c]);
+  }
+  for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })
+  {
+    table->AddColumn(array);
+  }
+}
+
+/// The edge-length histogram (output 2), from the sorted lengths.
+void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree, int bins)
+{
+  const vtkIdType edges = tree.NumberOfEdges();
+  const double top = edges > 0 ? tree.SortedLength(edges - 1) : 0.0;
+  auto centre = NamedArray<vtkDoubleArray>("EdgeLength");
+  auto start = NamedArray<vtkDoubleArray>("BinStart");
+  auto end = NamedArray<vtkDoubleArray>("BinEnd");
+  auto count = NamedArray<vtkIdTypeArray>("EdgeCount");
+  auto groups = NamedArray<vtkIdTypeArray>("ClustersAtBinEnd");
+  for (vtkDataArray* array : std::vector<vtkDataArray*>{ centre, start, end, count, groups })
+  {
+    array->SetNumberOfTuples(bins);
+  }
+  const double width = top / bins;
+  vtkIdType below = 0; // edges of length <= the previous bin's end
+  for (int b = 0; b < bins; ++b)
+  {
+    const double lo = b * width;
+    const double hi = b + 1 == bins ? top : (b + 1) * width;
+    const vtkIdType upTo = tree.EdgesAtMost(hi);
+    centre->SetValue(b, 0.5 * (lo + hi));
+    start->SetValue(b, lo);
+    end->SetValue(b, hi);
+    count->SetValue(b, upTo - below);
+    groups->SetValue(b, tree.NumberOfPoints() - upTo);
+    below = upTo;
+  }
+  for (vtkAbstractArray* array : std::vector<vtkAbstractArray*>{ centre, start, end, count, groups })
+  {
+    table->AddColumn(array);
+  }
+}
+
+/// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points.
+double LinkingThreshold(vtkPolyData* input, double b)
+{
+  const vtkIdType n = input->GetNumberOfPoints();
+  double lo[3] = { VTK_DOUBLE_MAX, VTK_DOUBLE_MAX, VTK_DOUBLE_MAX };
+  double hi[3] = { -VTK_DOUBLE_MAX, -VTK_DOUBLE_MAX, -VTK_DOUBLE_MAX };
+  vtkIdType finite = 0;
+  double p[3];
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    input->GetPoint(k, p);
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]))
+    {
+      continue;
+    }
+    ++finite;
+    for (int a = 0; a < 3; ++a)
+    {
+      lo[a] = std::min(lo[a], p[a]);
+      hi[a] = std::max(hi[a], p[a]);
+    }
+  }
+  double volume = 1.0;
+  int dimensions = 0;
+  for (int a = 0; a < 3 && finite > 0; ++a)
+  {
+    if (hi[a] > lo[a])
+    {
+      volume *= hi[a] - lo[a];
+      ++dimensions;
+    }
+  }
+  if (dimensions == 0)
+  {
+    return 0.0; // one point, or all identical: every spacing is 0
+  }
+  return b * std::pow(volume / static_cast<double>(finite), 1.0 / dimensions);
+}
+
+} // namespace
+
+//------------------------------------------------------------------------------
+vtkEMSTClusters::vtkEMSTClusters()
+  : TreeCache(new Cache)
+{
+  this->SetNumberOfOutputPorts(3);
+  this->SetController(vtkMultiProcessController::GetGlobalController());
+  // Default edge lengths: the active cell scalars (EdgeLength of the tree filter's output).
+  this->SetInputArrayToProcess(
+    0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_CELLS, vtkDataSetAttributes::SCALARS);
+}
+
+//------------------------------------------------------------------------------
+vtkEMSTClusters::~vtkEMSTClusters()
+{
+  this->SetController(nullptr);
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTClusters::FillInputPortInformation(int, vtkInformation* info)
+{
+  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkPolyData");
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTClusters::FillOutputPortInformation(int port, vtkInformation* info)
+{
+  info->Set(vtkDataObject::DATA_TYPE_NAME(), port == 0 ? "vtkPolyData" : "vtkTable");
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTClusters::RequestData(
+  vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
+{
+  vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
+  vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
+  vtkTable* table = vtkTable::GetData(outputVector, 1);
+  vtkTable* histogram = vtkTable::GetData(outputVector, 2);
+  if (local == nullptr || output == nullptr || table == nullptr || histogram == nullptr)
+  {
+    vtkErrorMacro("Missing input or output.");
+    return 0;
+  }
+  std::vector<std::string> messages;
+
+  // Where the cut runs: on the GPU when the tree came from it, unless EMST_BACKEND says otherwise.
+  std::string envWarning;
+  int backend = vtkEMSTEngineBridge::ResolveBackend(0, envWarning);
+  if (!envWarning.empty())
+  {
+    vtkWarningMacro(<< envWarning);
+    messages.push_back(envWarning);
+  }
+  if (backend == 0)
+  {
+    auto* origin =
+      vtkStringArray::SafeDownCast(local->GetFieldData()->GetAbstractArray("EMSTBackend"));
+    const bool fromGpu = origin != nullptr && origin->GetNumberOfValues() > 0 &&
+      origin->GetValue(0).compare(0, 4, "CUDA") == 0;
+    backend = fromGpu ? 0 : 2;
+  }
+
+  bool gathered = false;
+  vtkSmartPointer<vtkPolyData> input =
+    vtkEMSTGather::OnOneProcess(this->Controller, local, gathered);
+  if (input == nullptr)
+  {
+    MakeEmpty(output, "none (input sent to process 0)", messages);
+    return 1;
+  }
+  if (gathered)
+  {
+    messages.emplace_back("the tree was spread over several processes: gathered on process 0");
+  }
+
+  // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
+  vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
+  if (gathered && lengths != nullptr)
+  {
+    lengths = lengths->GetName() ? input->GetCellData()->GetArray(lengths->GetName()) : nullptr;
+  }
+  if (input->GetNumberOfLines() > 0 && lengths == nullptr)
+  {
+    messages.emplace_back("no edge length array: lengths computed from the points");
+  }
+
+  this->UpdateProgress(0.1);
+  Cache& cache = *this->TreeCache;
+  const bool fresh = cache.Tree != nullptr && cache.Input == input.GetPointer() && !gathered &&
+    cache.InputTime == input->GetMTime() && cache.Lengths == lengths &&
+    cache.LengthsTime == (lengths ? lengths->GetMTime() : 0) && cache.Backend == backend;
+  if (!fresh)
+  {
+    cache.Tree.reset();
+    vtkEMSTEngineBridge::Status status;
+    this->SetProgressText("Handing the tree to the engine");
+    cache.Tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, backend, status);
+    this->SetProgressText(nullptr);
+    if (cache.Tree == nullptr)
+    {
+      vtkErrorMacro(<< status.ErrorMessage);
+      messages.push_back("error: " + status.ErrorMessage);
+      MakeEmpty(output, "none (error)", messages);
+      return 1;
+    }
+    cache.Input = input;
+    cache.InputTime = input->GetMTime();
+    cache.Lengths = lengths;
+    cache.LengthsTime = lengths ? lengths->GetMTime() : 0;
+    cache.Backend = backend;
+    ++this->TreeUploads;
+    for (const std::string& message : cache.Tree->Messages())
+    {
+      vtkWarningMacro(<< message); // once per tree, not at every new threshold
+    }
+  }
+  vtkEMSTEngineBridge::ClusterTree& tree = *cache.Tree;
+  messages.insert(messages.end(), tree.Messages().begin(), tree.Messages().end());
+  if (this->GetAbortExecute())
+  {
+    MakeEmpty(output, "none (cancelled)", { "cancelled" });
+    return 1;
+  }
+  this->UpdateProgress(0.4);
+
+  vtkIdType kept = 0;
+  double threshold = this->Threshold;
+  switch (this->CutMode)
+  {
+    case LINKING_LENGTH:
+      threshold = LinkingThreshold(input, this->LinkingLength);
+      kept = tree.EdgesAtMost(threshold);
+      break;
+    case NUMBER_OF_CLUSTERS:
+      kept = tree.EdgesForGroups(this->NumberOfClusters);
+      threshold = kept > 0 ? tree.SortedLength(kept - 1) : 0.0;
+      if (tree.NumberOfPoints() - kept > this->NumberOfClusters && tree.NumberOfPoints() > 0)
+      {
+        messages.push_back("the input forest has more components than NumberOfClusters: " +
+          std::to_string(tree.NumberOfPoints() - kept) + " groups");
+      }
+      break;
+    default:
+      kept = tree.EdgesAtMost(threshold);
+      break;
+  }
+
+  this->SetProgressText("Cutting the tree");
+  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, this->MinimumClusterSize);
+  this->SetProgressText(nullptr);
+  if (cut.Result.Code != vtkEMSTEngineBridge::Status::Ok)
+  {
+    vtkErrorMacro(<< cut.Result.ErrorMessage);
+    messages.push_back("error: " + cut.Result.ErrorMessage);
+    cache.Tree.reset();
+    MakeEmpty(output, "none (error)", messages);
+    return 1;
+  }
+  this->UpdateProgress(0.7);
+
+  output->Initialize();
+  output->SetPoints(input->GetPoints());
+  output->GetPointData()->ShallowCopy(input->GetPointData());
+  output->GetPointData()->AddArray(cut.ClusterId);
+  output->GetPointData()->AddArray(cut.ClusterSize);
+  output->GetPointData()->SetActiveScalars("ClusterId");
+  output->SetLines(cut.Lines);
+  output->GetCellData()->AddArray(cut.EdgeLength);
+  AddFieldData(output, threshold, static_cast<vtkIdType>(cut.Sizes.size()), cut.NoisePoints,
+    tree.BackendDescription(), cut.Milliseconds, messages);
+
+  FillClusterTable(table, output, cut);
+  FillHistogram(histogram, tree, this->HistogramBins);
+  this->UpdateProgress(1.0);
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+void vtkEMSTClusters::PrintSelf(ostream& os, vtkIndent indent)
+{
+  this->Superclass::PrintSelf(os, indent);
+  os << indent << "CutMode: " << this->CutMode << "\n";
+  os << indent << "Threshold: " << this->Threshold << "\n";
+  os << indent << "LinkingLength: " << this->LinkingLength << "\n";
+  os << indent << "NumberOfClusters: " << this->NumberOfClusters << "\n";
+  os << indent << "MinimumClusterSize: " << this->MinimumClusterSize << "\n";
+  os << indent << "HistogramBins: " << this->HistogramBins << "\n";
+  os << indent << "TreeUploads: " << this->TreeUploads << "\n";
+  os << indent << "Controller: " << this->Controller << "\n";
+}

@@ -1,0 +1,144 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @class   vtkEMSTClusters
+ * @brief   single-linkage (friends-of-friends) clusters: a threshold cut of a spanning tree
+ *
+ * Input: the output of vtkEMSTEuclideanMinimumSpanningTree (a vtkPolyData whose line cells are
+ * the tree edges, with the cell array `EdgeLength`). Any vtkPolyData whose lines form a tree or a
+ * forest works: the edge lengths come from the input array to process (index 0; default: the
+ * active cell scalars, `EdgeLength` for the tree filter's output) or, without it, from the points.
+ *
+ * The cut keeps the tree edges of length <= the threshold; its connected groups are the
+ * friends-of-friends groups with that linking length (points at distance <= threshold are
+ * friends), i.e. the single-linkage clusters at that height. Edges exactly equal to the threshold
+ * are kept. The threshold comes from the cut mode:
+ * - THRESHOLD: `Threshold` itself;
+ * - LINKING_LENGTH: `LinkingLength` (b) times the mean inter-particle spacing (V / n)^(1/d), as
+ *   halo finders define it: V the volume of the bounding box of the points in the d dimensions
+ *   where it has extent, n the number of points;
+ * - NUMBER_OF_CLUSTERS: the `NumberOfClusters` - 1 longest edges are cut (in the order (length,
+ *   i, j)), which gives exactly that many groups for a spanning tree.
+ * Groups of fewer than `MinimumClusterSize` points are noise.
+ *
+ * Output 0 (vtkPolyData): the input points and point arrays, plus point arrays `ClusterId` (int:
+ * 0 = the largest cluster, then by decreasing size, ties by smallest point id; -1 = noise) and
+ * `ClusterSize` (vtkIdType: the size of the point's group, noise included); the kept edges as
+ * lines, shortest first, with cell array `EdgeLength`. Field data `ClusterThreshold`,
+ * `NumberOfClusters`, `NoisePoints`, `ClusterBackend`, `ClusterCutMilliseconds`,
+ * `ClusterMessages`.
+ *
+ * Output 1 (vtkTable): one row per cluster, in id order: `ClusterId`, `Size`, `Centroid`,
+ * `BoundsMin`, `BoundsMax` (3 components each), `LongestEdge` (longest kept edge inside the
+ * cluster; 0 for a single point), `FirstPoint` (smallest point id).
+ *
+ * Output 2 (vtkTable): the distribution of the tree's edge lengths, to choose the cut:
+ * `HistogramBins` equal bins over [0, longest edge], columns `EdgeLength` (bin centre),
+ * `BinStart`, `BinEnd`, `EdgeCount` (edges in (BinStart, BinEnd], the first bin from 0
+ * inclusive) and `ClustersAtBinEnd` (groups of a cut at BinEnd, whatever the minimum size).
+ *
+ * The tree is handed to the engine once per input and kept there (on the GPU when the tree was
+ * computed on it, see vtkEMSTEuclideanMinimumSpanningTree's field data `EMSTBackend`; else on the
+ * CPU): a new threshold re-runs only the cut. The environment variable EMST_BACKEND (auto, cuda,
+ * cpu) overrides the choice.
+ *
+ * Parallel runs: the tree filter leaves the whole tree on process 0, where the cut runs. When
+ * the input is spread over several processes, it is gathered on process 0 first; the other
+ * processes output nothing, so cluster ids are those of the one global cut.
+ */
+#ifndef vtkEMSTClusters_h
+#define vtkEMSTClusters_h
+
+#include "EMSTFiltersModule.h" // for export macro
+#include "vtkPolyDataAlgorithm.h"
+
+#include <memory> // for std::unique_ptr
+
+class vtkMultiProcessController;
+
+class EMSTFILTERS_EXPORT vtkEMSTClusters : public vtkPolyDataAlgorithm
+{
+public:
+  static vtkEMSTClusters* New();
+  vtkTypeMacro(vtkEMSTClusters, vtkPolyDataAlgorithm);
+  void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  /// Values of the CutMode property (the same numbers as the ParaView XML enumeration).
+  enum CutModeType
+  {
+    THRESHOLD = 0,
+    LINKING_LENGTH = 1,
+    NUMBER_OF_CLUSTERS = 2
+  };
+
+  ///@{
+  /// How the threshold is chosen: THRESHOLD (default), LINKING_LENGTH or NUMBER_OF_CLUSTERS.
+  vtkSetClampMacro(CutMode, int, THRESHOLD, NUMBER_OF_CLUSTERS);
+  vtkGetMacro(CutMode, int);
+  ///@}
+
+  ///@{
+  /// Edges longer than this are cut (THRESHOLD mode). Default 0.
+  vtkSetMacro(Threshold, double);
+  vtkGetMacro(Threshold, double);
+  ///@}
+
+  ///@{
+  /// b of the LINKING_LENGTH mode: threshold = b * (V / n)^(1/d). Default 0.2.
+  vtkSetClampMacro(LinkingLength, double, 0.0, VTK_DOUBLE_MAX);
+  vtkGetMacro(LinkingLength, double);
+  ///@}
+
+  ///@{
+  /// Clusters wanted in NUMBER_OF_CLUSTERS mode. Default 10.
+  vtkSetClampMacro(NumberOfClusters, vtkIdType, 1, VTK_ID_MAX);
+  vtkGetMacro(NumberOfClusters, vtkIdType);
+  ///@}
+
+  ///@{
+  /// Groups smaller than this are noise (ClusterId -1). Default 1 (every group is a cluster).
+  vtkSetClampMacro(MinimumClusterSize, vtkIdType, 1, VTK_ID_MAX);
+  vtkGetMacro(MinimumClusterSize, vtkIdType);
+  ///@}
+
+  ///@{
+  /// Bins of the edge-length histogram (output 2). Default 100.
+  vtkSetClampMacro(HistogramBins, int, 1, 1000000);
+  vtkGetMacro(HistogramBins, int);
+  ///@}
+
+  ///@{
+  /// Controller used to gather a spread input on process 0 (default: the global controller).
+  virtual void SetController(vtkMultiProcessController*);
+  vtkGetObjectMacro(Controller, vtkMultiProcessController);
+  ///@}
+
+  /// How many times the tree was handed to the engine (once per new input, not per threshold).
+  vtkGetMacro(TreeUploads, int);
+
+protected:
+  vtkEMSTClusters();
+  ~vtkEMSTClusters() override;
+
+  int FillInputPortInformation(int port, vtkInformation* info) override;
+  int FillOutputPortInformation(int port, vtkInformation* info) override;
+  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+
+  int CutMode = THRESHOLD;
+  double Threshold = 0.0;
+  double LinkingLength = 0.2;
+  vtkIdType NumberOfClusters = 10;
+  vtkIdType MinimumClusterSize = 1;
+  int HistogramBins = 100;
+  vtkMultiProcessController* Controller = nullptr;
+  int TreeUploads = 0;
+
+private:
+  vtkEMSTClusters(const vtkEMSTClusters&) = delete;
+  void operator=(const vtkEMSTClusters&) = delete;
+
+  struct Cache;
+  std::unique_ptr<Cache> TreeCache;
+};
+
+#endif

@@ -1,0 +1,109 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+#include "vtkEMSTSingleLinkageHierarchy.h"
+
+#include "vtkEMSTEngineBridge.h"
+#include "vtkEMSTGather.h"
+
+#include "vtkCellData.h"
+#include "vtkDataArray.h"
+#include "vtkDoubleArray.h"
+#include "vtkIdTypeArray.h"
+#include "vtkInformation.h"
+#include "vtkInformationVector.h"
+#include "vtkMultiProcessController.h"
+#include "vtkObjectFactory.h"
+#include "vtkPolyData.h"
+#include "vtkSmartPointer.h"
+#include "vtkTable.h"
+
+vtkStandardNewMacro(vtkEMSTSingleLinkageHierarchy);
+vtkCxxSetObjectMacro(vtkEMSTSingleLinkageHierarchy, Controller, vtkMultiProcessController);
+
+//------------------------------------------------------------------------------
+vtkEMSTSingleLinkageHierarchy::vtkEMSTSingleLinkageHierarchy()
+{
+  this->SetController(vtkMultiProcessController::GetGlobalController());
+  this->SetInputArrayToProcess(
+    0, 0, 0, vtkDataObject::FIELD_ASSOCIATION_CELLS, vtkDataSetAttributes::SCALARS);
+}
+
+//------------------------------------------------------------------------------
+vtkEMSTSingleLinkageHierarchy::~vtkEMSTSingleLinkageHierarchy()
+{
+  this->SetController(nullptr);
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTSingleLinkageHierarchy::FillInputPortInformation(int, vtkInformation* info)
+{
+  info->Set(vtkAlgorithm::INPUT_REQUIRED_DATA_TYPE(), "vtkPolyData");
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTSingleLinkageHierarchy::RequestData(
+  vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
+{
+  vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
+  vtkTable* output = vtkTable::GetData(outputVector, 0);
+  if (local == nullptr || output == nullptr)
+  {
+    vtkErrorMacro("Missing input or output.");
+    return 0;
+  }
+  auto emptyTable = [output]() {
+    output->Initialize();
+    for (const char* name : { "Cluster1", "Cluster2", "Size" })
+    {
+      auto column = vtkSmartPointer<vtkIdTypeArray>::New();
+      column->SetName(name);
+      output->AddColumn(column);
+    }
+    auto height = vtkSmartPointer<vtkDoubleArray>::New();
+    height->SetName("Height");
+    output->AddColumn(height);
+  };
+
+  bool gathered = false;
+  vtkSmartPointer<vtkPolyData> input =
+    vtkEMSTGather::OnOneProcess(this->Controller, local, gathered);
+  if (input == nullptr)
+  {
+    emptyTable();
+    return 1;
+  }
+  vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
+  if (gathered && lengths != nullptr)
+  {
+    lengths = lengths->GetName() ? input->GetCellData()->GetArray(lengths->GetName()) : nullptr;
+  }
+
+  vtkEMSTEngineBridge::Status status;
+  auto tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, status);
+  vtkEMSTEngineBridge::ClusterTree::Hierarchy hierarchy;
+  if (tree != nullptr)
+  {
+    hierarchy = tree->ComputeHierarchy();
+    status = hierarchy.Result;
+  }
+  if (status.Code != vtkEMSTEngineBridge::Status::Ok)
+  {
+    vtkErrorMacro(<< status.ErrorMessage);
+    emptyTable();
+    return 1;
+  }
+  output->Initialize();
+  output->AddColumn(hierarchy.Cluster1);
+  output->AddColumn(hierarchy.Cluster2);
+  output->AddColumn(hierarchy.Height);
+  output->AddColumn(hierarchy.Size);
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+void vtkEMSTSingleLinkageHierarchy::PrintSelf(ostream& os, vtkIndent indent)
+{
+  this->Superclass::PrintSelf(os, indent);
+  os << indent << "Controller: " << this->Controller << "\n";
+}

@@ -1,0 +1,58 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+/**
+ * @class   vtkEMSTSingleLinkageHierarchy
+ * @brief   the single-linkage dendrogram of a spanning tree, in scipy's linkage layout
+ *
+ * Input: the output of vtkEMSTEuclideanMinimumSpanningTree (or any vtkPolyData whose line cells
+ * form a tree or a forest; edge lengths from the input array to process, default the active cell
+ * scalars, `EdgeLength` for the tree filter's output, else from the points).
+ *
+ * Output: a vtkTable with one row per edge, in the order (length, i, j): row k merges clusters
+ * `Cluster1` < `Cluster2` at `Height` into a cluster of `Size` points. Points are clusters
+ * 0..n-1 and row k creates cluster n + k: the layout of scipy.cluster.hierarchy.linkage (and of
+ * scikit-learn's children_/distances_), so that
+ *   Z = numpy.column_stack([Cluster1, Cluster2, Height, Size]).astype(float)
+ * can be given to scipy.cluster.hierarchy (dendrogram, fcluster, ...). For a spanning tree of n
+ * points there are n - 1 rows, as scipy requires (points left out of the tree, e.g. non-finite
+ * ones, make it a forest with fewer rows). At equal heights the order of merges may differ from
+ * scipy's; the hierarchy is the same.
+ *
+ * Parallel runs: as vtkEMSTClusters (gathered on process 0 when spread).
+ */
+#ifndef vtkEMSTSingleLinkageHierarchy_h
+#define vtkEMSTSingleLinkageHierarchy_h
+
+#include "EMSTFiltersModule.h" // for export macro
+#include "vtkTableAlgorithm.h"
+
+class vtkMultiProcessController;
+
+class EMSTFILTERS_EXPORT vtkEMSTSingleLinkageHierarchy : public vtkTableAlgorithm
+{
+public:
+  static vtkEMSTSingleLinkageHierarchy* New();
+  vtkTypeMacro(vtkEMSTSingleLinkageHierarchy, vtkTableAlgorithm);
+  void PrintSelf(ostream& os, vtkIndent indent) override;
+
+  ///@{
+  /// Controller used to gather a spread input on process 0 (default: the global controller).
+  virtual void SetController(vtkMultiProcessController*);
+  vtkGetObjectMacro(Controller, vtkMultiProcessController);
+  ///@}
+
+protected:
+  vtkEMSTSingleLinkageHierarchy();
+  ~vtkEMSTSingleLinkageHierarchy() override;
+
+  int FillInputPortInformation(int port, vtkInformation* info) override;
+  int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+
+  vtkMultiProcessController* Controller = nullptr;
+
+private:
+  vtkEMSTSingleLinkageHierarchy(const vtkEMSTSingleLinkageHierarchy&) = delete;
+  void operator=(const vtkEMSTSingleLinkageHierarchy&) = delete;
+};
+
+#endif
