@@ -34,7 +34,7 @@ jobs=${EMST_JOBS:-$(nproc)}
 # when there is no CUDA toolkit, GoogleTest).
 packages=(
   build-essential cmake
-  paraview paraview-dev python3-paraview python3-numpy libgl1-mesa-dri
+  paraview paraview-dev python3-paraview python3-numpy python3-scipy libgl1-mesa-dri
   libopenmpi-dev openmpi-bin libdouble-conversion-dev liblz4-dev liblzma-dev zlib1g-dev
   libexpat1-dev libutfcpp-dev
   qtbase5-dev qttools5-dev qttools5-dev-tools qtxmlpatterns5-dev-tools
