@@ -30,13 +30,15 @@ jobs=${EMST_JOBS:-$(nproc)}
 # ParaView 5.11 (its SDK, Python with numpy, GUI, and Mesa's software OpenGL for rendering
 # without a GPU), what its CMake package needs for the components the
 # plugin uses, Qt Help and xmlpatterns (the plugin's help page), Xvfb to render without a screen,
-# OpenMPI's launcher, and the engine's build and test dependencies (Thrust for the CPU backend
-# when there is no CUDA toolkit, GoogleTest).
+# OpenMPI's launcher, the Python library that the Catalyst example links (libpython3-dev), and
+# the engine's build and test dependencies (Thrust for the CPU backend when there is no CUDA
+# toolkit, GoogleTest).
 packages=(
   build-essential cmake
   paraview paraview-dev python3-paraview python3-numpy python3-scipy libgl1-mesa-dri
   libopenmpi-dev openmpi-bin libdouble-conversion-dev liblz4-dev liblzma-dev zlib1g-dev
   libexpat1-dev libutfcpp-dev
+  libpython3-dev
   qtbase5-dev qttools5-dev qttools5-dev-tools qtxmlpatterns5-dev-tools
   xvfb xauth
   libthrust-dev libgtest-dev
