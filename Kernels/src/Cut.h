@@ -92,14 +92,21 @@ struct UniteEdges
 };
 
 /// After the unions: every point links straight to its root, and the roots count their points.
+/// The walk up only reads: a halving store here could land after another point's final store
+/// and leave that point linked to a non-root. Every store of this pass is a root, so a walk
+/// that reads one mid-way still ends at the right root.
 struct CompressAndCount
 {
   std::uint32_t* parent;
   std::uint32_t* counts;
   EMST_HD void operator()(std::size_t v) const
   {
-    std::uint32_t const root = findRoot(parent, static_cast<std::uint32_t>(v));
-    parent[v] = root;
+    std::uint32_t root = static_cast<std::uint32_t>(v);
+    for (std::uint32_t up = loadShared(parent + root); up != root; up = loadShared(parent + root))
+    {
+      root = up;
+    }
+    storeShared(parent + v, root);
     countKey(counts, root);
   }
 };

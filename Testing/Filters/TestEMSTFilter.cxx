@@ -433,6 +433,7 @@ void TestClusters()
   clusters->SetInputConnection(tree->GetOutputPort());
   clusters->Update();
   const std::string treeBackend = FieldString(tree->GetOutput(), "EMSTBackend");
+  const std::string cutBackend = FieldString(clusters->GetOutput(), "ClusterBackend");
   EXPECT(FieldString(clusters->GetOutput(), "ClusterBackend").substr(0, 3) ==
       treeBackend.substr(0, 3),
     "the cut ran on '%s', the tree on '%s'",
@@ -533,8 +534,8 @@ void TestClusters()
   clusters->Update();
   EXPECT(treeRuns == 2 && clusters->GetTreeUploads() == 2, "after a new tree: %d runs, %d uploads",
     treeRuns, clusters->GetTreeUploads());
-  std::printf("clusters: %lld points, cut on %s, brute-force FoF equal at 5 thresholds\n",
-    static_cast<long long>(n), FieldString(clusters->GetOutput(), "ClusterBackend").c_str());
+  std::printf("clusters: %lld points, tree on %s, cut on %s, brute-force FoF equal at 5 thresholds\n",
+    static_cast<long long>(n), treeBackend.c_str(), cutBackend.c_str());
 
   // The hierarchy: n - 1 merges, heights in order, sizes adding up.
   vtkNew<vtkEMSTSingleLinkageHierarchy> hierarchy;
