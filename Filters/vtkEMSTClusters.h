@@ -16,7 +16,7 @@
  * - THRESHOLD: `Threshold` itself;
  * - LINKING_LENGTH: `LinkingLength` (b) times the mean inter-particle spacing (V / n)^(1/d), as
  *   halo finders define it: V the volume of the bounding box of the points in the d dimensions
- *   where it has extent, n the number of points;
+ *   where it has extent, n the number of points with finite coordinates;
  * - NUMBER_OF_CLUSTERS: the `NumberOfClusters` - 1 longest edges are cut (in the order (length,
  *   i, j)), which gives exactly that many groups for a spanning tree.
  * Groups of fewer than `MinimumClusterSize` points are noise.

@@ -6,7 +6,11 @@ The GUI loads the plugin, opens the bundled sample, applies "Euclidean Minimum S
 colours the tree by EdgeLength and saves a screenshot. The run is then checked by its numbers:
 n - 1 lines, every EdgeLength the distance of its end points, the total equal to the sample's
 Prim MST total (Data/sample_cloud.json, computed independently of the engine), the field data, the
-menu hint, and a screenshot that shows coloured lines. A GUI script prints into the GUI, not to a
+menu hint, and a screenshot that shows coloured lines. Then "MST Clusters" on the tree: its
+Threshold slider spans the tree's edge lengths, its outputs go to the views ParaView picks for
+them (points in the render view, the cluster table in a spreadsheet, the edge-length histogram
+in a bar chart, whose screenshot must show bars), and the cluster count equals the number of
+groups of the tree's edges no longer than the threshold (a union-find here). A GUI script prints into the GUI, not to a
 terminal: the log goes to $EMST_GUI_OUTPUT/gui_log.txt and the verdict is the exit code
 (os._exit, as the GUI would otherwise keep running)."""
 import json
@@ -35,7 +39,7 @@ code = 1
 try:
     import numpy as np
     from paraview import servermanager
-    from paraview.simple import (ColorBy, GetActiveViewOrCreate, GetSources, LoadPlugin, Render,
+    from paraview.simple import (AssignViewToLayout, ColorBy, GetActiveViewOrCreate, GetSources, LoadPlugin, Render,
                                  ResetCamera, SaveScreenshot, SetActiveSource, Show,
                                  XMLPolyDataReader)
     from vtkmodules.util import numpy_support as ns
@@ -100,6 +104,58 @@ try:
     background = float(np.all(pixels == pixels[0], axis=1).mean())
     check(os.path.getsize(png) > 10000 and colours > 100 and background < 0.95,
           "screenshot %s: %d colours, %.0f%% background" % (os.path.basename(png), colours, 100 * background))
+    # MST Clusters, shown the way the GUI's Apply shows a filter: each output port in the view
+    # type its hints prefer.
+    from paraview.modules.vtkRemotingViews import vtkSMParaViewPipelineControllerWithRendering
+    clusters = MSTClusters(registrationName="Clusters", Input=tree)  # noqa: F821
+    clusters.UpdatePipeline()
+    domain = clusters.GetProperty("Threshold").SMProperty.GetDomain("range")
+    check(domain.GetMinimum(0) == float(length.min()) and domain.GetMaximum(0) == float(length.max()),
+          "Threshold slider %g..%g = EdgeLength range %g..%g"
+          % (domain.GetMinimum(0), domain.GetMaximum(0), length.min(), length.max()))
+    threshold = float(np.quantile(length, 0.9))
+    clusters.Threshold = threshold
+    clusters.UpdatePipeline()
+    controller = vtkSMParaViewPipelineControllerWithRendering()
+    views = {}
+    for port in range(3):
+        representation = controller.ShowInPreferredView(clusters.SMProxy, port, None)
+        views[port] = controller.GetPreferredViewType(clusters.SMProxy, port)
+        check(representation is not None, "output %d shown (in %s)" % (port, views[port] or "the render view"))
+    check(views[1] == "SpreadSheetView" and views[2] == "XYBarChartView",
+          "cluster table in a spreadsheet, histogram in a bar chart (%s, %s)" % (views[1], views[2]))
+    chart = next(v for v in servermanager.GetRenderViews() + [p for p in servermanager.ProxyManager().GetProxiesInGroup("views").values()]
+                 if v.GetXMLName() == "XYBarChartView")
+    AssignViewToLayout(view=chart)
+    Render(chart)
+    chart_png = os.path.join(out_dir, "gui_histogram.png")
+    SaveScreenshot(chart_png, chart, ImageResolution=[600, 400])
+    image.SetFileName(chart_png)
+    image.Modified()
+    image.Update()
+    pixels = ns.vtk_to_numpy(image.GetOutput().GetPointData().GetScalars())[:, :3].astype(int)
+    packed = pixels[:, 0] * 65536 + pixels[:, 1] * 256 + pixels[:, 2]
+    values, counts = np.unique(packed, return_counts=True)
+    background = counts.max() / len(packed)
+    # A chart: one background colour over most of the picture, and bars in the series colours.
+    check(0.4 < background < 0.98 and len(values) < 2000,
+          "histogram screenshot %s: %.0f%% background, %d colours" % (os.path.basename(chart_png), 100 * background, len(values)))
+    parent = list(range(n))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b, l in zip(i.tolist(), j.tolist(), length.tolist()):
+        if l <= threshold:
+            parent[find(a)] = find(b)
+    groups = len({find(x) for x in range(n)})
+    cut = servermanager.Fetch(clusters)
+    found = cut.GetFieldData().GetArray("NumberOfClusters").GetValue(0)
+    check(found == groups, "%d clusters at the 90th percentile edge length, union-find %d" % (found, groups))
+
     code = 0 if not failures else 1
     say("%d points, %d lines, total %.17g, %s: %s" % (n, n - 1, total, backend, "OK" if code == 0 else "FAILED"))
 except Exception:
