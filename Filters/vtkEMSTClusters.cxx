@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTClusters.h"
 
+#include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 
@@ -46,22 +47,9 @@ struct vtkEMSTClusters::Cache
 namespace
 {
 
-template <class ArrayT>
-vtkSmartPointer<ArrayT> NamedArray(const char* name, int components = 1)
-{
-  auto array = vtkSmartPointer<ArrayT>::New();
-  array->SetName(name);
-  array->SetNumberOfComponents(components);
-  return array;
-}
+using vtkEMSTArrays::AddValue;
 
-template <class ArrayT, class T>
-void AddValue(vtkFieldData* fd, const char* name, T value)
-{
-  auto array = NamedArray<ArrayT>(name);
-  array->InsertNextValue(value);
-  fd->AddArray(array);
-}
+using vtkEMSTArrays::Named;
 
 /// Field data that says what the cut did; present on every output 0, empty or not.
 void AddFieldData(vtkPolyData* output, double threshold, vtkIdType clusters, vtkIdType noise,
@@ -73,12 +61,7 @@ void AddFieldData(vtkPolyData* output, double threshold, vtkIdType clusters, vtk
   AddValue<vtkIdTypeArray>(fd, "NoisePoints", noise);
   AddValue<vtkStringArray>(fd, "ClusterBackend", backend);
   AddValue<vtkDoubleArray>(fd, "ClusterCutMilliseconds", milliseconds);
-  auto notes = NamedArray<vtkStringArray>("ClusterMessages");
-  for (const std::string& message : messages)
-  {
-    notes->InsertNextValue(message);
-  }
-  fd->AddArray(notes);
+  vtkEMSTArrays::AddStrings(fd, "ClusterMessages", messages);
 }
 
 /// Output 0 with no points, and the (empty) arrays a downstream user looks for.
@@ -88,9 +71,9 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
   output->SetLines(vtkSmartPointer<vtkCellArray>::New());
-  output->GetPointData()->AddArray(NamedArray<vtkIntArray>("ClusterId"));
-  output->GetPointData()->AddArray(NamedArray<vtkIdTypeArray>("ClusterSize"));
-  output->GetCellData()->AddArray(NamedArray<vtkDoubleArray>("EdgeLength"));
+  output->GetPointData()->AddArray(Named<vtkIntArray>("ClusterId"));
+  output->GetPointData()->AddArray(Named<vtkIdTypeArray>("ClusterSize"));
+  output->GetCellData()->AddArray(Named<vtkDoubleArray>("EdgeLength"));
   AddFieldData(output, 0.0, 0, 0, backend, 0.0, messages);
 }
 
@@ -100,13 +83,13 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
   const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
 {
   const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
-  auto id = NamedArray<vtkIntArray>("ClusterId");
-  auto size = NamedArray<vtkIdTypeArray>("Size");
-  auto centroid = NamedArray<vtkDoubleArray>("Centroid", 3);
-  auto lo = NamedArray<vtkDoubleArray>("BoundsMin", 3);
-  auto hi = NamedArray<vtkDoubleArray>("BoundsMax", 3);
-  auto longest = NamedArray<vtkDoubleArray>("LongestEdge");
-  auto first = NamedArray<vtkIdTypeArray>("FirstPoint");
+  auto id = Named<vtkIntArray>("ClusterId");
+  auto size = Named<vtkIdTypeArray>("Size");
+  auto centroid = Named<vtkDoubleArray>("Centroid", 3);
+  auto lo = Named<vtkDoubleArray>("BoundsMin", 3);
+  auto hi = Named<vtkDoubleArray>("BoundsMax", 3);
+  auto longest = Named<vtkDoubleArray>("LongestEdge");
+  auto first = Named<vtkIdTypeArray>("FirstPoint");
   for (auto* array : std::vector<vtkDataArray*>{ id, size, centroid, lo, hi, longest, first })
   {
     array->SetNumberOfTuples(clusters);
@@ -168,11 +151,11 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
 {
   const vtkIdType edges = tree.NumberOfEdges();
   const double top = edges > 0 ? tree.SortedLength(edges - 1) : 0.0;
-  auto centre = NamedArray<vtkDoubleArray>("EdgeLength");
-  auto start = NamedArray<vtkDoubleArray>("BinStart");
-  auto end = NamedArray<vtkDoubleArray>("BinEnd");
-  auto count = NamedArray<vtkIdTypeArray>("EdgeCount");
-  auto groups = NamedArray<vtkIdTypeArray>("ClustersAtBinEnd");
+  auto centre = Named<vtkDoubleArray>("EdgeLength");
+  auto start = Named<vtkDoubleArray>("BinStart");
+  auto end = Named<vtkDoubleArray>("BinEnd");
+  auto count = Named<vtkIdTypeArray>("EdgeCount");
+  auto groups = Named<vtkIdTypeArray>("ClustersAtBinEnd");
   for (vtkDataArray* array : std::vector<vtkDataArray*>{ centre, start, end, count, groups })
   {
     array->SetNumberOfTuples(bins);

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEngineBridge.h"
 
+#include "vtkEMSTArrays.h"
+
 #include "emst/Clusters.h"
 #include "emst/Emst.h"
 
@@ -360,8 +362,7 @@ Result ComputeTree(const Request& request)
 {
   Result result;
   result.Lines = vtkSmartPointer<vtkCellArray>::New();
-  result.EdgeLength = vtkSmartPointer<vtkDoubleArray>::New();
-  result.EdgeLength->SetName("EdgeLength");
+  result.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
 
   auto report = [&request](double fraction, const char* step) {
     return !request.Progress || request.Progress(fraction, step);
@@ -544,13 +545,10 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
 {
   Cut cut;
   const vtkIdType n = this->Data->Points;
-  cut.ClusterId = vtkSmartPointer<vtkIntArray>::New();
-  cut.ClusterId->SetName("ClusterId");
-  cut.ClusterSize = vtkSmartPointer<vtkIdTypeArray>::New();
-  cut.ClusterSize->SetName("ClusterSize");
+  cut.ClusterId = vtkEMSTArrays::Named<vtkIntArray>("ClusterId");
+  cut.ClusterSize = vtkEMSTArrays::Named<vtkIdTypeArray>("ClusterSize");
   cut.Lines = vtkSmartPointer<vtkCellArray>::New();
-  cut.EdgeLength = vtkSmartPointer<vtkDoubleArray>::New();
-  cut.EdgeLength->SetName("EdgeLength");
+  cut.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
   static_assert(sizeof(vtkIdType) == sizeof(std::int64_t), "vtkIdType must be 64-bit");
   cut.Result = Guarded([&] {
     kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
@@ -573,14 +571,10 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
 ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
 {
   Hierarchy h;
-  h.Cluster1 = vtkSmartPointer<vtkIdTypeArray>::New();
-  h.Cluster1->SetName("Cluster1");
-  h.Cluster2 = vtkSmartPointer<vtkIdTypeArray>::New();
-  h.Cluster2->SetName("Cluster2");
-  h.Height = vtkSmartPointer<vtkDoubleArray>::New();
-  h.Height->SetName("Height");
-  h.Size = vtkSmartPointer<vtkIdTypeArray>::New();
-  h.Size->SetName("Size");
+  h.Cluster1 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1");
+  h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
+  h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
+  h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
   h.Result = Guarded([&] {
     const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
       static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());

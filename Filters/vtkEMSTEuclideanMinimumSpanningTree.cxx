@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 
+#include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 
@@ -60,38 +61,12 @@ void AddFieldData(vtkPolyData* output, double totalLength, const std::string& ba
   const std::vector<std::string>& messages)
 {
   vtkFieldData* fd = output->GetFieldData();
-  auto total = vtkSmartPointer<vtkDoubleArray>::New();
-  total->SetName("TotalLength");
-  total->InsertNextValue(totalLength);
-  fd->AddArray(total);
-
-  auto backendName = vtkSmartPointer<vtkStringArray>::New();
-  backendName->SetName("EMSTBackend");
-  backendName->InsertNextValue(backend);
-  fd->AddArray(backendName);
-
-  auto time = vtkSmartPointer<vtkDoubleArray>::New();
-  time->SetName("EMSTComputeMilliseconds");
-  time->InsertNextValue(milliseconds);
-  fd->AddArray(time);
-
-  auto count = vtkSmartPointer<vtkIdTypeArray>::New();
-  count->SetName("EMSTPointsInTree");
-  count->InsertNextValue(pointsInTree);
-  fd->AddArray(count);
-
-  auto input = vtkSmartPointer<vtkStringArray>::New();
-  input->SetName("EMSTInput");
-  input->InsertNextValue(inputPath);
-  fd->AddArray(input);
-
-  auto notes = vtkSmartPointer<vtkStringArray>::New();
-  notes->SetName("EMSTMessages");
-  for (const std::string& message : messages)
-  {
-    notes->InsertNextValue(message);
-  }
-  fd->AddArray(notes);
+  vtkEMSTArrays::AddValue<vtkDoubleArray>(fd, "TotalLength", totalLength);
+  vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTBackend", backend);
+  vtkEMSTArrays::AddValue<vtkDoubleArray>(fd, "EMSTComputeMilliseconds", milliseconds);
+  vtkEMSTArrays::AddValue<vtkIdTypeArray>(fd, "EMSTPointsInTree", pointsInTree);
+  vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTInput", inputPath);
+  vtkEMSTArrays::AddStrings(fd, "EMSTMessages", messages);
 }
 
 /// An output with no points and no lines, but with the arrays a downstream user looks for.
@@ -101,9 +76,7 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
   output->SetLines(vtkSmartPointer<vtkCellArray>::New());
-  auto length = vtkSmartPointer<vtkDoubleArray>::New();
-  length->SetName("EdgeLength");
-  output->GetCellData()->AddArray(length);
+  output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
   AddFieldData(output, 0.0, backend, 0.0, 0, "", messages);
 }
 

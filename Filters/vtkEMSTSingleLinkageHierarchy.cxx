@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTSingleLinkageHierarchy.h"
 
+#include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 
@@ -54,15 +55,10 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
   }
   auto emptyTable = [output]() {
     output->Initialize();
-    for (const char* name : { "Cluster1", "Cluster2", "Size" })
-    {
-      auto column = vtkSmartPointer<vtkIdTypeArray>::New();
-      column->SetName(name);
-      output->AddColumn(column);
-    }
-    auto height = vtkSmartPointer<vtkDoubleArray>::New();
-    height->SetName("Height");
-    output->AddColumn(height);
+    output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1"));
+    output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2"));
+    output->AddColumn(vtkEMSTArrays::Named<vtkDoubleArray>("Height"));
+    output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Size"));
   };
 
   bool gathered = false;
