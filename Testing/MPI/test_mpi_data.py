@@ -22,6 +22,7 @@ Everything runs inside functions: ParaView's programmable filters run their scri
 interpreter's __main__ namespace (with numpy_interface's algorithms, such as a function 'split'),
 which would overwrite a script's global variables.
 """
+import math
 import os
 import time
 
@@ -105,7 +106,7 @@ def arguments():
 
 
 def check_weight(args, total, label):
-    relative = abs(total - args.weight) / args.weight
+    relative = math.fabs(total - args.weight) / args.weight
     assert relative <= 1e-6, "%s: total %.17g, reference %.17g (relative %.3g)" % (label, total, args.weight, relative)
     return relative
 

@@ -1,0 +1,78 @@
+# SPDX-FileCopyrightText: 2026 The EMST plugin developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""What gathering on rank 0 costs: the tree (and the clusters) of N uniform random 3D points
+spread evenly over the ranks, timed on rank 0, with rank 0's peak memory. Not a test.
+
+    mpiexec -np R build/bin/emst-pvbatch Testing/MPI/benchmark_mpi.py --points 2000000 [--repeat 3]
+
+Prints one line: ranks, points, the tree filter's wall time (gather + append + engine + output),
+the engine's own time (EMSTComputeMilliseconds), their difference (the price of MPI), the
+clusters filter's wall time, and rank 0's peak resident memory (ru_maxrss) before and after.
+"""
+import argparse
+import builtins
+import resource
+import time
+
+import paraview.simple as simple
+from paraview.modules.vtkRemotingCore import vtkProcessModule
+
+SOURCE = """
+import numpy as np
+from vtkmodules.util import numpy_support as ns
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as sddp
+info = self.GetOutputInformation(0)
+piece = info.Get(sddp.UPDATE_PIECE_NUMBER())
+pieces = info.Get(sddp.UPDATE_NUMBER_OF_PIECES())
+n = %(points)d * (piece + 1) // pieces - %(points)d * piece // pieces
+xyz = np.random.default_rng(piece).random((n, 3), dtype=np.float32)
+points = vtkPoints()
+points.SetData(ns.numpy_to_vtk(xyz, deep=True))
+self.GetPolyDataOutput().SetPoints(points)
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--points", type=int, default=1000000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--plugin", help="EMST.so, when not run through build/bin/emst-pvbatch")
+    parser.add_argument("--tree-only", action="store_true", help="no clusters filter")
+    args = parser.parse_args()
+    if not hasattr(simple, "EuclideanMinimumSpanningTree"):
+        simple.LoadPlugin(args.plugin, remote=False)
+    ranks = vtkProcessModule.GetProcessModule().GetNumberOfLocalPartitions()
+    source = simple.ProgrammableSource(OutputDataSetType="vtkPolyData")
+    source.Script = SOURCE % {"points": args.points}
+    source.UpdatePipeline()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    tree = simple.EuclideanMinimumSpanningTree(Input=source)
+    clusters = simple.MSTClusters(Input=tree)
+    clusters.CutMode = "Linking Length"
+    clusters.LinkingLength = 0.2
+    walls, engines, cuts = [], [], []
+    for k in range(args.repeat):
+        tree.Backend = ["Auto", "CPU"][k % 2]  # a property change re-runs the filter
+        start = time.time()
+        tree.UpdatePipeline()
+        walls.append(time.time() - start)
+        engines.append(tree.GetClientSideObject().GetOutputDataObject(0).GetFieldData()
+                       .GetArray("EMSTComputeMilliseconds").GetValue(0) / 1000.0)
+        start = time.time()
+        if not args.tree_only:
+            clusters.UpdatePipeline()
+        cuts.append(time.time() - start)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    out = tree.GetClientSideObject().GetOutputDataObject(0)
+    assert out.GetNumberOfPoints() == args.points and out.GetNumberOfLines() == args.points - 1
+    # builtins.min: the programmable source put numpy_interface's algorithms into __main__, and
+    # their min() is a reduction over all ranks that only rank 0 would enter here (a deadlock).
+    wall, engine, cut = builtins.min(walls), builtins.min(engines), builtins.min(cuts)
+    print("ranks=%d points=%d tree_s=%.3f engine_s=%.3f mpi_overhead_s=%.3f clusters_s=%.3f "
+          "rank0_peak_MiB_before=%.0f after=%.0f backend=%s"
+          % (ranks, args.points, wall, engine, wall - engine, cut, before, after,
+             out.GetFieldData().GetAbstractArray("EMSTBackend").GetValue(0)), flush=True)
+
+
+main()
