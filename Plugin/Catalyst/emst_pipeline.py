@@ -11,8 +11,10 @@ extracts folder:
     tree_<step>.pvtp          the EMST: every point, one line per tree edge, cell array EdgeLength,
                               field data TotalLength
     clusters_<step>.pvtp      the points with ClusterId (0 = largest, -1 = noise) and ClusterSize,
-                              and the tree edges kept (not longer than the linking length)
-    cluster_table_<step>.csv  one row per cluster: ClusterId, Size, Centroid, bounds, LongestEdge
+                              and the tree edges kept (not longer than the cut: the linking
+                              length b times the mean inter-particle spacing)
+    cluster_table_<step>.csv  one row per cluster: ClusterId, Size, Centroid, BoundsMin/Max,
+                              LongestEdge, FirstPoint
 
 The filters compute the tree of the WHOLE data set (all ranks' points gathered on rank 0), not
 one tree per piece; the extracts are written in parallel (.pvtp with one piece per rank holding
