@@ -66,7 +66,7 @@ void AddFieldData(vtkPolyData* output, double threshold, vtkIdType clusters, vtk
 
 /// Output 0 with no points, and the (empty) arrays a downstream user looks for.
 void MakeEmpty(vtkPolyData* output, const std::string& backend,
-  const std::vector<std::string>& messages)
+  const std::vector<std::string>& messages, double threshold = 0.0)
 {
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
@@ -74,7 +74,7 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   output->GetPointData()->AddArray(Named<vtkIntArray>("ClusterId"));
   output->GetPointData()->AddArray(Named<vtkIdTypeArray>("ClusterSize"));
   output->GetCellData()->AddArray(Named<vtkDoubleArray>("EdgeLength"));
-  AddFieldData(output, 0.0, 0, 0, backend, 0.0, messages);
+  AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
 /// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
@@ -295,6 +295,11 @@ int vtkEMSTClusters::RequestData(
   if (gathered)
   {
     messages.emplace_back("the tree was spread over several processes: gathered on process 0");
+  }
+  if (input->GetPoints() == nullptr) // an empty data set may have no vtkPoints at all
+  {
+    MakeEmpty(output, "none (no points)", messages, this->CutMode == THRESHOLD ? this->Threshold : 0.0);
+    return 1;
   }
 
   // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.

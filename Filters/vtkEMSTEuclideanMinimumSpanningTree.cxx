@@ -121,7 +121,10 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   std::vector<vtkSmartPointer<vtkPointSet>> leaves;
   if (auto* pointSet = vtkPointSet::SafeDownCast(input))
   {
-    leaves.emplace_back(pointSet);
+    if (pointSet->GetPoints() != nullptr) // an empty data set may have no vtkPoints at all
+    {
+      leaves.emplace_back(pointSet);
+    }
   }
   else if (auto* composite = vtkCompositeDataSet::SafeDownCast(input))
   {

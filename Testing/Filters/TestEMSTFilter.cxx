@@ -564,6 +564,33 @@ void TestClusters()
   }
 }
 
+/// Data sets with no vtkPoints object at all (what an empty reader or filter result can be):
+/// every filter gives a valid empty output, never a crash.
+void TestNoPointsObject()
+{
+  vtkNew<vtkPolyData> nothing;
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetInputData(nothing);
+  tree->SetBackendToCPU();
+  tree->Update();
+  EXPECT(tree->GetOutput()->GetNumberOfPoints() == 0 && tree->GetOutput()->GetNumberOfLines() == 0,
+    "tree of a data set without points");
+  EXPECT(FieldDouble(tree->GetOutput(), "TotalLength") == 0.0, "tree of nothing: TotalLength");
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputData(nothing);
+  clusters->Update();
+  EXPECT(clusters->GetOutput()->GetNumberOfPoints() == 0 &&
+      FieldDouble(clusters->GetOutput(), "NumberOfClusters") == 0,
+    "clusters of a data set without points");
+  vtkNew<vtkEMSTSingleLinkageHierarchy> hierarchy;
+  hierarchy->SetInputData(nothing);
+  hierarchy->Update();
+  EXPECT(hierarchy->GetOutput()->GetNumberOfRows() == 0 &&
+      hierarchy->GetOutput()->GetNumberOfColumns() == 4,
+    "hierarchy of a data set without points");
+  std::printf("no points object: empty outputs from the three filters\n");
+}
+
 } // namespace
 
 int main()
@@ -573,6 +600,7 @@ int main()
   TestProgressAndCancel();
   TestErrorEvent();
   TestClusters();
+  TestNoPointsObject();
   std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
   return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
