@@ -94,9 +94,15 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
   {
     array->SetNumberOfTuples(clusters);
   }
-  std::vector<double> sum(3 * clusters, 0.0);
-  std::vector<double> min(3 * clusters, std::numeric_limits<double>::infinity());
-  std::vector<double> max(3 * clusters, -std::numeric_limits<double>::infinity());
+  // Sums, bounds and longest edges accumulate in the table's own arrays.
+  double* sum = centroid->GetPointer(0);
+  double* min = lo->GetPointer(0);
+  double* max = hi->GetPointer(0);
+  double* edge = longest->GetPointer(0);
+  std::fill(sum, sum + 3 * clusters, 0.0);
+  std::fill(min, min + 3 * clusters, std::numeric_limits<double>::infinity());
+  std::fill(max, max + 3 * clusters, -std::numeric_limits<double>::infinity());
+  std::fill(edge, edge + clusters, 0.0);
   const int* label = cut.ClusterId->GetPointer(0);
   const vtkIdType n = points->GetNumberOfPoints();
   double p[3];
@@ -115,7 +121,6 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
       max[3 * c + a] = std::max(max[3 * c + a], p[a]);
     }
   }
-  std::vector<double> edge(clusters, 0.0);
   const vtkIdType kept = cut.Lines->GetNumberOfCells();
   vtkDataArray* ends = cut.Lines->GetConnectivityArray();
   for (vtkIdType e = 0; e < kept; ++e)
@@ -133,11 +138,8 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
     size->SetValue(c, cut.Sizes[c]);
     for (int a = 0; a < 3; ++a)
     {
-      centroid->SetComponent(c, a, sum[3 * c + a] / count);
-      lo->SetComponent(c, a, min[3 * c + a]);
-      hi->SetComponent(c, a, max[3 * c + a]);
+      sum[3 * c + a] /= count; // the centroid
     }
-    longest->SetValue(c, edge[c]);
     first->SetValue(c, cut.FirstPoint[c]);
   }
   for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })

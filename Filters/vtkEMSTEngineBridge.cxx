@@ -492,10 +492,9 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
   std::unique_ptr<ClusterTree> result(new ClusterTree);
   status = Guarded([&] {
     const vtkIdType n = tree->GetNumberOfPoints();
-    std::vector<emst::Edge> edges = ReadEdges(tree, lengths);
     result->Data->Points = n;
     result->Data->Cutter = std::make_unique<emst::TreeCutter>(
-      static_cast<std::size_t>(n), edges, ToEngineBackend(backend));
+      static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(backend));
   });
   if (status.Code != Status::Ok)
   {

@@ -50,6 +50,7 @@ public:
     std::int64_t* groupSize) = 0;
 };
 
+/// The CPU cutter reads `ends` in place: they must outlive it.
 std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends);
 #if defined(EMST_WITH_CUDA)
 /// Uploads the edges to `device` (which must have passed probeCuda). Throws like runCuda.

@@ -27,21 +27,16 @@ bool edgeLess(const Edge& a, const Edge& b)
   return a.i != b.i ? a.i < b.i : a.j < b.j;
 }
 
-/// The edges with i < j, checked, in (length, i, j) order.
-std::vector<Edge> checkedSortedEdges(std::size_t points, const Edge* edges, std::size_t count)
+/// The edges with i < j, checked, in (length, i, j) order (sorted in place when they are not).
+std::vector<Edge> checkedSortedEdges(std::size_t points, std::vector<Edge> sorted)
 {
-  if (count > 0 && edges == nullptr)
-  {
-    throw Error(ErrorCode::InvalidInput, "no edge data given for " + std::to_string(count) + " edges");
-  }
   if (points >= static_cast<std::size_t>(0xFFFFFFFFu))
   {
     throw Error(ErrorCode::InvalidInput,
       "too many points: " + std::to_string(points) + " (at most 4294967294)");
   }
-  std::vector<Edge> sorted(edges, edges + count);
   bool ordered = true;
-  for (std::size_t e = 0; e < count; ++e)
+  for (std::size_t e = 0; e < sorted.size(); ++e)
   {
     Edge& edge = sorted[e];
     if (edge.i >= points || edge.j >= points || edge.i == edge.j)
@@ -68,6 +63,15 @@ std::vector<Edge> checkedSortedEdges(std::size_t points, const Edge* edges, std:
     std::sort(sorted.begin(), sorted.end(), edgeLess);
   }
   return sorted;
+}
+
+std::vector<Edge> copyEdges(const Edge* edges, std::size_t count)
+{
+  if (count > 0 && edges == nullptr)
+  {
+    throw Error(ErrorCode::InvalidInput, "no edge data given for " + std::to_string(count) + " edges");
+  }
+  return std::vector<Edge>(edges, edges + count);
 }
 
 } // namespace
@@ -137,12 +141,18 @@ public:
 
 TreeCutter::TreeCutter(std::size_t points, const Edge* edges, std::size_t edgeCount,
   Backend backend, int cudaDevice)
+  : TreeCutter(points, copyEdges(edges, edgeCount), backend, cudaDevice)
+{
+}
+
+TreeCutter::TreeCutter(
+  std::size_t points, std::vector<Edge>&& edges, Backend backend, int cudaDevice)
   : Pimpl(std::make_unique<Impl>())
 {
   Impl& d = *this->Pimpl;
   d.Points = points;
   d.CudaDevice = cudaDevice;
-  d.Sorted = checkedSortedEdges(points, edges, edgeCount);
+  d.Sorted = checkedSortedEdges(points, std::move(edges));
   d.Ends.reserve(d.Sorted.size());
   for (const Edge& edge : d.Sorted)
   {
@@ -230,7 +240,7 @@ Clustering TreeCutter::cut(std::size_t keptEdges, std::size_t minimumClusterSize
 
 std::vector<Merge> singleLinkageHierarchy(std::size_t points, const std::vector<Edge>& edges)
 {
-  std::vector<Edge> const sorted = checkedSortedEdges(points, edges.data(), edges.size());
+  std::vector<Edge> const sorted = checkedSortedEdges(points, edges);
   // Union-find over points (union by size, path halving); each root knows its cluster label.
   std::vector<std::uint32_t> parent(points);
   std::iota(parent.begin(), parent.end(), 0u);

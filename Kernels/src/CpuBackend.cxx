@@ -54,7 +54,7 @@ public:
 
 private:
   std::size_t Points;
-  std::vector<EdgeEnds> Ends;
+  const std::vector<EdgeEnds>& Ends; // the TreeCutter's, which outlives this
 };
 
 } // namespace

@@ -59,6 +59,9 @@ public:
     : TreeCutter(points, edges.data(), edges.size(), backend, cudaDevice)
   {
   }
+  /// The same, taking over the caller's list (no copy of it is kept besides the sorted one).
+  TreeCutter(std::size_t points, std::vector<Edge>&& edges, Backend backend = Backend::Auto,
+    int cudaDevice = 0);
   ~TreeCutter();
   TreeCutter(const TreeCutter&) = delete;
   TreeCutter& operator=(const TreeCutter&) = delete;
