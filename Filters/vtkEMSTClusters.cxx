@@ -267,6 +267,9 @@ int vtkEMSTClusters::RequestData(
     vtkErrorMacro("Missing input or output.");
     return 0;
   }
+  // The tables of an earlier run must not outlive it (an empty output 0 has empty tables).
+  table->Initialize();
+  histogram->Initialize();
   std::vector<std::string> messages;
 
   // Where the cut runs: on the GPU when the tree came from it, unless EMST_BACKEND says otherwise.
