@@ -19,6 +19,25 @@ import emst_testing as t  # noqa: E402
 
 TABLE_COLUMNS = ("Size", "Centroid", "BoundsMin", "BoundsMax", "LongestEdge")
 
+# The start of a ProgrammableSource script that reads a shared .f32 set on every rank: imports,
+# this rank's piece number (piece of pieces) and the file's points as values (n, dim). The caller
+# appends the lines that choose this rank's points and fills in %(f32)r.
+READ_SET_IN_SOURCE = """
+import numpy as np
+from vtkmodules.util import numpy_support as ns
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonDataModel import vtkCellArray
+from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as sddp
+info = self.GetOutputInformation(0)
+piece = info.Get(sddp.UPDATE_PIECE_NUMBER())
+pieces = info.Get(sddp.UPDATE_NUMBER_OF_PIECES())
+with open(%(f32)r, 'rb') as f:
+    header = f.read(12)
+    n = int(np.frombuffer(header[:8], '<u8')[0])
+    dim = int(np.frombuffer(header[8:], '<u4')[0])
+    values = np.frombuffer(f.read(), '<f4').reshape(n, dim)
+"""
+
 
 def load(plugin):
     """paraview.simple with the plugin: loaded by path, unless the emst-* wrappers already loaded

@@ -34,21 +34,7 @@ t = m.t
 
 # Each rank reads its own piece in the source, which runs on every rank: points, a vertex cell per
 # point (RedistributeDataSet moves cells, not points) and PointIndex, the point's index in the file.
-SOURCE = """
-import numpy as np
-from vtkmodules.util import numpy_support as ns
-from vtkmodules.vtkCommonCore import vtkPoints
-from vtkmodules.vtkCommonDataModel import vtkCellArray
-from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as sddp
-info = self.GetOutputInformation(0)
-piece = info.Get(sddp.UPDATE_PIECE_NUMBER())
-pieces = info.Get(sddp.UPDATE_NUMBER_OF_PIECES())
-with open(%(f32)r, 'rb') as f:
-    header = f.read(12)
-    n = int(np.frombuffer(header[:8], '<u8')[0])
-    dim = int(np.frombuffer(header[8:], '<u4')[0])
-    values = np.frombuffer(f.read(), '<f4').reshape(n, dim)
-if %(split)r == 'redistribute':
+SOURCE = m.READ_SET_IN_SOURCE + """if %(split)r == 'redistribute':
     mine = np.arange(n) if piece == 0 else np.arange(0)
 else:  # skip-rank0: ranks 1.. share the points, rank 0 gets none
     mine = np.arange(piece - 1, n, pieces - 1) if piece > 0 else np.arange(0)

@@ -21,20 +21,7 @@ import emst_mpi_testing as m
 
 t = m.t
 
-SOURCE = """
-import numpy as np
-from vtkmodules.util import numpy_support as ns
-from vtkmodules.vtkCommonCore import vtkPoints
-from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as sddp
-info = self.GetOutputInformation(0)
-piece = info.Get(sddp.UPDATE_PIECE_NUMBER())
-pieces = info.Get(sddp.UPDATE_NUMBER_OF_PIECES())
-with open(%(f32)r, 'rb') as f:
-    header = f.read(12)
-    n = int(np.frombuffer(header[:8], '<u8')[0])
-    dim = int(np.frombuffer(header[8:], '<u4')[0])
-    values = np.frombuffer(f.read(), '<f4').reshape(n, dim)
-mine = np.arange(piece, n, pieces)
+SOURCE = m.READ_SET_IN_SOURCE + """mine = np.arange(piece, n, pieces)
 xyz = np.zeros((len(mine), 3), np.float32)
 xyz[:, :dim] = values[mine]
 out = self.GetPolyDataOutput()

@@ -222,6 +222,18 @@ def passed(message):
     sys.stdout.flush()
 
 
+def shared_set(args):
+    """The shared set named by --set in --data-dir: (xyz, dim, reference values), or a skip when
+    the data are not there."""
+    if not args.data_dir or not os.path.isdir(args.data_dir):
+        skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
+    f32 = os.path.join(args.data_dir, args.set + ".f32")
+    if not os.path.exists(f32):
+        skip("%s not found" % f32)
+    xyz, dim = read_f32(f32)
+    return xyz, dim, reference(args.data_dir, args.set)
+
+
 def skip(message):
     print("SKIPPED: " + message)
     sys.stdout.flush()

@@ -8,7 +8,6 @@ edges of length exactly t tell the two conventions apart). Each cut's per-point 
 whole against scipy's connected components of the tree's kept edges ranked by the documented rule
 (ClusterId 0 = largest, ties by smallest point index; ClusterSize = group size), and the cluster
 table's Size and FirstPoint columns against the same."""
-import os
 import time
 
 import numpy as np
@@ -17,15 +16,8 @@ import clusters_testing as c
 import emst_testing as t
 
 args = t.arguments()
-if not args.data_dir or not os.path.isdir(args.data_dir):
-    t.skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
-f32 = os.path.join(args.data_dir, args.set + ".f32")
-if not os.path.exists(f32):
-    t.skip("%s not found" % f32)
-
+xyz, dim, ref = t.shared_set(args)
 c.load(args.plugin)
-xyz, dim = t.read_f32(f32)
-ref = t.reference(args.data_dir, args.set)
 n = len(xyz)
 start = time.time()
 pipe = c.Pipeline(t.polydata(xyz))

@@ -4,7 +4,6 @@
 tree, each EdgeLength equal to its end points' distance, and the total equal to the reference
 weight of NAME.ref.json (relative 1e-6). The points are float32 xyz (z = 0 for the 2D sets), so
 the filter must read them in place (zero-copy), in 2D when z is constant."""
-import os
 import time
 
 import numpy as np
@@ -12,15 +11,8 @@ import numpy as np
 import emst_testing as t
 
 args = t.arguments()
-if not args.data_dir or not os.path.isdir(args.data_dir):
-    t.skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
-f32 = os.path.join(args.data_dir, args.set + ".f32")
-if not os.path.exists(f32):
-    t.skip("%s not found" % f32)
-
+xyz, dim, ref = t.shared_set(args)
 t.load(args.plugin)
-xyz, dim = t.read_f32(f32)
-ref = t.reference(args.data_dir, args.set)
 n = len(xyz)
 assert n == ref["n"] and dim == ref["dim"], "header says n=%d dim=%d, reference n=%d dim=%d" % (n, dim, ref["n"], ref["dim"])
 
