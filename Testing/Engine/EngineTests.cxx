@@ -65,6 +65,11 @@ protected:
   /// Checks many random clouds, stopping after a few failing ones (a systematic bug would
   /// otherwise flood the log).
   void sweep(std::uint64_t firstSeed, int clouds, std::size_t largest, bool cycle);
+
+  /// Runs the engine on a cloud with identical points and checks it against the references
+  /// (`expectedDuplicates`: -1, not checked) and that each group of copies is joined to its
+  /// smallest index.
+  void checkDuplicates(const Cloud& cloud, long expectedDuplicates = -1);
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, Engine, testing::ValuesIn(testedBackends()), backendParamName);
@@ -415,6 +420,16 @@ void expectDuplicatesJoinedToSmallestIndex(const Cloud& cloud, const emst::Resul
     }
   }
 }
+
+void Engine::checkDuplicates(const Cloud& cloud, long expectedDuplicates)
+{
+  const auto result = runEngine(cloud, this->options());
+  ASSERT_TRUE(result);
+  CheckOptions checkOptions;
+  checkOptions.expectedDuplicates = expectedDuplicates;
+  checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
+  expectDuplicatesJoinedToSmallestIndex(cloud, *result);
+}
 } // namespace
 
 TEST_P(Engine, ManyCopiesOfOnePoint)
@@ -464,13 +479,7 @@ TEST_P(Engine, RepeatedPointsShuffled)
     const auto points = repeatPoints(distinct, 10, &rng);
     for (ScalarType type : { F32, F64 })
     {
-      const Cloud cloud = makeCloud("100 points x 10 copies, shuffled", dim, type, points);
-      const auto result = runEngine(cloud, this->options());
-      ASSERT_TRUE(result);
-      CheckOptions checkOptions;
-      checkOptions.expectedDuplicates = 900;
-      checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
-      expectDuplicatesJoinedToSmallestIndex(cloud, *result);
+      this->checkDuplicates(makeCloud("100 points x 10 copies, shuffled", dim, type, points), 900);
     }
   }
 }
@@ -485,13 +494,7 @@ TEST_P(Engine, TwoGroupsOfCopies)
   rng.shuffle(points);
   for (int dim : { 2, 3 })
   {
-    const Cloud cloud = makeCloud("two groups of 1000 copies, shuffled", dim, F32, points);
-    const auto result = runEngine(cloud, this->options());
-    ASSERT_TRUE(result);
-    CheckOptions checkOptions;
-    checkOptions.expectedDuplicates = 1998;
-    checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
-    expectDuplicatesJoinedToSmallestIndex(cloud, *result);
+    this->checkDuplicates(makeCloud("two groups of 1000 copies, shuffled", dim, F32, points), 1998);
   }
 }
 
@@ -499,14 +502,9 @@ TEST_P(Engine, DuplicatedLattice)
 {
   // Ties in distance and duplicates together: every lattice point twice, shuffled.
   Rng rng(29);
-  const Cloud cloud = makeCloud("3D lattice 10^3, every point twice, shuffled", 3, F32,
-    repeatPoints(latticePoints(10, 10, 10), 2, &rng));
-  const auto result = runEngine(cloud, this->options());
-  ASSERT_TRUE(result);
-  CheckOptions checkOptions;
-  checkOptions.expectedDuplicates = 1000;
-  checkAgainstReferences(cloud, *result, this->backend(), checkOptions);
-  expectDuplicatesJoinedToSmallestIndex(cloud, *result);
+  this->checkDuplicates(makeCloud("3D lattice 10^3, every point twice, shuffled", 3, F32,
+                          repeatPoints(latticePoints(10, 10, 10), 2, &rng)),
+    1000);
 }
 
 TEST_P(Engine, SmallDuplicates)
@@ -517,10 +515,7 @@ TEST_P(Engine, SmallDuplicates)
     repeatPoints(uniformPoints(rng, 10, 2), 5, &rng));
   for (const Cloud* cloud : { &copies, &groups })
   {
-    const auto result = runEngine(*cloud, this->options());
-    ASSERT_TRUE(result);
-    checkAgainstReferences(*cloud, *result, this->backend());
-    expectDuplicatesJoinedToSmallestIndex(*cloud, *result);
+    this->checkDuplicates(*cloud);
   }
 }
 
