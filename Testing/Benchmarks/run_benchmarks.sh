@@ -212,8 +212,30 @@ sets+=("${synthetic[@]}")
 "$bench" --cut --header-only >"$table.cut-head" 2>>"$log"
 : >"$csv.tmp"
 : >"$cut_csv.tmp"
-first_csv=1
-first_cut_csv=1
+
+# run_limited LIMIT OUT COMMAND...: COMMAND's stdout to OUT, its stderr to the log, stopped after
+# LIMIT seconds where timeout(1) is there; returns COMMAND's status.
+run_limited() {
+  local limit=$1 to=$2
+  shift 2
+  if command -v timeout >/dev/null 2>&1; then
+    timeout -k 10 "$limit" "$@" >"$to" 2>>"$log"
+  else
+    "$@" >"$to" 2>>"$log"
+  fi
+}
+
+# append_csv PART DEST: PART (when it was written) onto DEST, its header line only while DEST
+# has none; PART is removed.
+append_csv() {
+  [ -f "$1" ] || return 0
+  if [ -s "$2" ]; then
+    tail -n +2 "$1" >>"$2"
+  else
+    cat "$1" >>"$2"
+  fi
+  rm -f "$1"
+}
 
 # run_cut FILE: the cut rows of one set (emst_benchmark --cut) -> $cut_rows, $cut_csv.tmp
 run_cut() {
@@ -230,15 +252,10 @@ run_cut() {
   say "$name: cut (limit ${limit}s)"
   part="$data/.cut-part.$$.csv"
   rm -f "$part"
-  local cmd=("$bench" --cut --backend "$backend" --repeat "$repeat" --threads "$threads"
-    --reference "$reference" --no-header --csv "$part" "$file")
-  if command -v timeout >/dev/null 2>&1; then
-    timeout -k 10 "$limit" "${cmd[@]}" >"$cut_rows.one" 2>>"$log"
-  else
-    "${cmd[@]}" >"$cut_rows.one" 2>>"$log"
-  fi
+  run_limited "$limit" "$cut_rows.one" "$bench" --cut --backend "$backend" --repeat "$repeat" \
+    --threads "$threads" --reference "$reference" --no-header --csv "$part" "$file"
   status=$?
-  cat "$cut_rows.one" | tee -a "$log" >>"$cut_rows"
+  tee -a "$log" <"$cut_rows.one" >>"$cut_rows"
   if [ $status -ne 0 ]; then
     failures=$((failures + 1))
     case $status in
@@ -251,15 +268,7 @@ run_cut() {
     fi
   fi
   rm -f "$cut_rows.one"
-  if [ -f "$part" ]; then
-    if [ $first_cut_csv = 1 ]; then
-      cat "$part" >>"$cut_csv.tmp"
-      first_cut_csv=0
-    else
-      tail -n +2 "$part" >>"$cut_csv.tmp"
-    fi
-    rm -f "$part"
-  fi
+  append_csv "$part" "$cut_csv.tmp"
 }
 
 wants_cut() { # NAME: a data set, or one of the cut's synthetic sets
@@ -285,15 +294,10 @@ for file in "${sets[@]}"; do
   say "$name: running (limit ${limit}s)"
   part="$data/.part.$$.csv"
   rm -f "$part"
-  cmd=("$bench" --backend "$backend" --repeat "$repeat" --threads "$threads" --reference "$reference"
-    --no-header --csv "$part" "$file")
-  if command -v timeout >/dev/null 2>&1; then
-    timeout -k 10 "$limit" "${cmd[@]}" >"$rows.one" 2>>"$log"
-  else
-    "${cmd[@]}" >"$rows.one" 2>>"$log"
-  fi
+  run_limited "$limit" "$rows.one" "$bench" --backend "$backend" --repeat "$repeat" --threads "$threads" \
+    --reference "$reference" --no-header --csv "$part" "$file"
   status=$?
-  cat "$rows.one" | tee -a "$log" >>"$rows"
+  tee -a "$log" <"$rows.one" >>"$rows"
   if [ $status -ne 0 ]; then
     failures=$((failures + 1))
     case $status in
@@ -305,15 +309,7 @@ for file in "${sets[@]}"; do
       echo "| $name | | | | | | | | | | | | | | | FAILED: exit status $status (see benchmark.log) | |" >>"$rows"
     fi
   fi
-  if [ -f "$part" ]; then
-    if [ $first_csv = 1 ]; then
-      cat "$part" >>"$csv.tmp"
-      first_csv=0
-    else
-      tail -n +2 "$part" >>"$csv.tmp"
-    fi
-    rm -f "$part"
-  fi
+  append_csv "$part" "$csv.tmp"
   wants_cut "$name" && run_cut "$file"
 done
 rm -f "$rows.one"
