@@ -10,7 +10,8 @@ menu hint, and a screenshot that shows coloured lines. Then "MST Clusters" on th
 Threshold slider spans the tree's edge lengths, its outputs go to the views ParaView picks for
 them (points in the render view, the cluster table in a spreadsheet, the edge-length histogram
 in a bar chart, whose screenshot must show bars), and the cluster count equals the number of
-groups of the tree's edges no longer than the threshold (a union-find here). A GUI script prints into the GUI, not to a
+groups of the tree's edges no longer than the threshold (emst_testing.components, a union-find;
+run_gui_test.sh names its folder in $EMST_GUI_TESTING_DIR). A GUI script prints into the GUI, not to a
 terminal: the log goes to $EMST_GUI_OUTPUT/gui_log.txt and the verdict is the exit code
 (os._exit, as the GUI would otherwise keep running)."""
 import json
@@ -38,6 +39,8 @@ def reference_total():
 code = 1
 try:
     import numpy as np
+    sys.path.insert(0, os.environ["EMST_GUI_TESTING_DIR"])
+    import emst_testing
     from paraview import servermanager
     from paraview.simple import (AssignViewToLayout, ColorBy, GetActiveViewOrCreate, GetSources, LoadPlugin, Render,
                                  ResetCamera, SaveScreenshot, SetActiveSource, Show,
@@ -140,18 +143,8 @@ try:
     # A chart: one background colour over most of the picture, and bars in the series colours.
     check(0.4 < background < 0.98 and len(values) < 2000,
           "histogram screenshot %s: %.0f%% background, %d colours" % (os.path.basename(chart_png), 100 * background, len(values)))
-    parent = list(range(n))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b, l in zip(i.tolist(), j.tolist(), length.tolist()):
-        if l <= threshold:
-            parent[find(a)] = find(b)
-    groups = len({find(x) for x in range(n)})
+    keep = length <= threshold
+    groups = emst_testing.components(n, i[keep], j[keep])[0]
     cut = servermanager.Fetch(clusters)
     found = cut.GetFieldData().GetArray("NumberOfClusters").GetValue(0)
     check(found == groups, "%d clusters at the 90th percentile edge length, union-find %d" % (found, groups))

@@ -9,6 +9,7 @@ export EMST_GUI_PLUGIN=$2 EMST_GUI_SAMPLE=$3 EMST_GUI_OUTPUT=$4
 rm -rf "$EMST_GUI_OUTPUT"
 mkdir -p "$EMST_GUI_OUTPUT"
 here=$(cd "$(dirname "$0")" && pwd)
+export EMST_GUI_TESTING_DIR="$here/../Python" # emst_testing.py, for gui_emst.py
 "$here/with_xvfb.sh" "$paraview" --dr --script="$here/gui_emst.py" >"$EMST_GUI_OUTPUT/paraview_output.txt" 2>&1
 rc=$?
 cat "$EMST_GUI_OUTPUT/gui_log.txt" 2>/dev/null || { echo "no log: ParaView output follows"; cat "$EMST_GUI_OUTPUT/paraview_output.txt"; }
