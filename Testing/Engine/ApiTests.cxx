@@ -94,14 +94,10 @@ TEST(Api, CudaUnavailableIsReported)
     GTEST_SKIP() << "CUDA is usable here (see Api.AutoPicksCuda)";
   }
   const Cloud cloud = smallCloud();
-  emst::Options cuda;
-  cuda.backend = Backend::Cuda;
-  EXPECT_EQ(errorName([&] { emst::computeEmst(cloud.view(), cuda); }), "DeviceUnavailable")
+  EXPECT_EQ(errorName([&] { emst::computeEmst(cloud.view(), optionsFor(Backend::Cuda)); }), "DeviceUnavailable")
     << "Backend::Cuda without a usable device (" << reason << ")";
 
-  emst::Options automatic;
-  automatic.backend = Backend::Auto;
-  const auto result = runEngine(cloud, automatic);
+  const auto result = runEngine(cloud, optionsFor(Backend::Auto));
   ASSERT_TRUE(result);
   EXPECT_EQ(result->stats.backend, Backend::Cpu);
   if (emst::cudaBackendCompiled())
@@ -117,9 +113,7 @@ TEST(Api, AutoPicksCuda)
     GTEST_SKIP() << "CUDA not usable here";
   }
   const Cloud cloud = smallCloud();
-  emst::Options automatic;
-  automatic.backend = Backend::Auto;
-  const auto result = runEngine(cloud, automatic);
+  const auto result = runEngine(cloud, optionsFor(Backend::Auto));
   ASSERT_TRUE(result);
   EXPECT_EQ(result->stats.backend, Backend::Cuda);
 }
@@ -130,9 +124,7 @@ TEST(Api, DeviceMemoryOnCpuBackendIsRejected)
   const Cloud cloud = smallCloud();
   emst::PointCloudView view = cloud.view();
   view.memory = emst::MemorySpace::Device;
-  emst::Options cpu;
-  cpu.backend = Backend::Cpu;
-  const std::string error = errorName([&] { emst::computeEmst(view, cpu); });
+  const std::string error = errorName([&] { emst::computeEmst(view, optionsFor(Backend::Cpu)); });
   EXPECT_TRUE(error == "InvalidInput" || error == "DeviceUnavailable")
     << "MemorySpace::Device with Backend::Cpu gave " << error;
 }
@@ -143,11 +135,8 @@ namespace
 {
 void expectSameOnBothBackends(const Cloud& cloud)
 {
-  emst::Options cpu, cuda;
-  cpu.backend = Backend::Cpu;
-  cuda.backend = Backend::Cuda;
-  const auto a = runEngine(cloud, cpu);
-  const auto b = runEngine(cloud, cuda);
+  const auto a = runEngine(cloud, optionsFor(Backend::Cpu));
+  const auto b = runEngine(cloud, optionsFor(Backend::Cuda));
   if (!a || !b)
   {
     return;

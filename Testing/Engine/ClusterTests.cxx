@@ -1044,9 +1044,7 @@ TEST(ClusterHierarchy, RandomCloudsMatchKruskal)
   for (const Cloud& cloud : randomClouds())
   {
     SCOPED_TRACE(cloud.label);
-    emst::Options options;
-    options.backend = Backend::Cpu;
-    const auto result = runEngine(cloud, options);
+    const auto result = runEngine(cloud, optionsFor(Backend::Cpu));
     ASSERT_TRUE(result);
     const std::vector<Edge>& tree = result->edges;
     const std::size_t n = cloud.count;
@@ -1078,9 +1076,7 @@ TEST(ClusterHierarchy, RandomForest)
 {
   Rng rng(808);
   const Cloud cloud = makeCloud("uniform 3D 1200", 3, emst::ScalarType::Float64, uniformPoints(rng, 1200, 3));
-  emst::Options options;
-  options.backend = Backend::Cpu;
-  const auto result = runEngine(cloud, options);
+  const auto result = runEngine(cloud, optionsFor(Backend::Cpu));
   ASSERT_TRUE(result);
   std::vector<Edge> forest;
   for (const Edge& e : result->edges)
@@ -1215,10 +1211,8 @@ TEST_P(ClusterDataSet, CountsAtPercentiles)
 
   emst::PointSet points;
   ASSERT_NO_THROW(points = emst::readPointFile(base + ".f32"));
-  emst::Options options;
-  options.backend = backend;
   emst::Result result;
-  ASSERT_NO_THROW(result = emst::computeEmst(points.view(), options));
+  ASSERT_NO_THROW(result = emst::computeEmst(points.view(), optionsFor(backend)));
   ASSERT_EQ(result.edges.size(), points.count - 1);
   const std::size_t n = points.count;
   emst::TreeCutter cutter(n, result.edges, backend);

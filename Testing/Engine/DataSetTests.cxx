@@ -152,9 +152,7 @@ TEST_P(DataSet, MatchesReference)
   ASSERT_EQ(static_cast<double>(points.dimension), ref.dim) << file;
   const Cloud cloud = cloudOf(points, name);
 
-  emst::Options options;
-  options.backend = backend;
-  const auto result = runEngine(cloud, options);
+  const auto result = runEngine(cloud, optionsFor(backend));
   ASSERT_TRUE(result);
   const emst::Stats& s = result->stats;
   EXPECT_EQ(s.backend, backend);
@@ -192,9 +190,7 @@ TEST_P(DataSet, SubsampleMatchesContract)
   }
   const Cloud cloud = cloudOf(sample, name + " every " + std::to_string(step) + "th point (" +
       std::to_string(sample.count) + " points)");
-  emst::Options options;
-  options.backend = backend;
-  const auto result = runEngine(cloud, options);
+  const auto result = runEngine(cloud, optionsFor(backend));
   ASSERT_TRUE(result);
   EXPECT_TRUE(checkAgainstReferences(cloud, *result, backend));
 }

@@ -944,8 +944,7 @@ TEST_P(Engine, TooManyPointsRejected)
         view.data = tiny.data();
         view.dimension = 3;
         view.count = count;
-        emst::Options o;
-        o.backend = backend;
+        const emst::Options o = optionsFor(backend);
         int status = 3;
         try
         {

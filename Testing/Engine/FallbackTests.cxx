@@ -48,8 +48,7 @@ TEST(Fallback, CudaOutOfMemoryIsAnError)
     GTEST_SKIP() << "CUDA not usable here";
   }
   const Cloud cloud = fallbackCloud();
-  emst::Options cuda;
-  cuda.backend = Backend::Cuda;
+  const emst::Options cuda = optionsFor(Backend::Cuda);
   {
     ScopedEnv small("EMST_CUDA_MEMORY_LIMIT_MB", "4");
     try
@@ -65,9 +64,7 @@ TEST(Fallback, CudaOutOfMemoryIsAnError)
   }
   // The failed run released what it held: the device still works, with the same tree as the CPU.
   const auto onGpu = runEngine(cloud, cuda);
-  emst::Options cpu;
-  cpu.backend = Backend::Cpu;
-  const auto onCpu = runEngine(cloud, cpu);
+  const auto onCpu = runEngine(cloud, optionsFor(Backend::Cpu));
   ASSERT_TRUE(onGpu && onCpu);
   EXPECT_EQ(onGpu->stats.backend, Backend::Cuda);
   EXPECT_TRUE(sameEdgeLists(onGpu->edges, onCpu->edges));
@@ -80,15 +77,11 @@ TEST(Fallback, AutoRunsOnTheCpuWhenTheGpuIsTooSmall)
     GTEST_SKIP() << "CUDA not usable here";
   }
   const Cloud cloud = fallbackCloud();
-  emst::Options cpu;
-  cpu.backend = Backend::Cpu;
-  const auto reference = runEngine(cloud, cpu);
+  const auto reference = runEngine(cloud, optionsFor(Backend::Cpu));
   ASSERT_TRUE(reference);
 
   ScopedEnv small("EMST_CUDA_MEMORY_LIMIT_MB", "4");
-  emst::Options automatic;
-  automatic.backend = Backend::Auto;
-  const auto result = runEngine(cloud, automatic);
+  const auto result = runEngine(cloud, optionsFor(Backend::Auto));
   ASSERT_TRUE(result);
   EXPECT_EQ(result->stats.backend, Backend::Cpu);
   ASSERT_FALSE(result->messages.empty());

@@ -45,17 +45,20 @@ bool cudaRequired();
 /// `if (skipUnlessRunnable(b)) return;` ... or through BackendTest::SetUp.
 bool skipUnlessRunnable(emst::Backend backend);
 
+/// Default options on `backend`.
+inline emst::Options optionsFor(emst::Backend backend)
+{
+  emst::Options o;
+  o.backend = backend;
+  return o;
+}
+
 class BackendTest : public testing::TestWithParam<emst::Backend>
 {
 protected:
   void SetUp() override;
   emst::Backend backend() const { return this->GetParam(); }
-  emst::Options options() const
-  {
-    emst::Options o;
-    o.backend = this->GetParam();
-    return o;
-  }
+  emst::Options options() const { return optionsFor(this->GetParam()); }
 };
 
 /// Runs the engine; an emst::Error (or any exception) becomes a test failure that names the cloud,
