@@ -259,21 +259,35 @@ for tool in memcheck racecheck; do
   record $tool "$step_status" "$step_seconds" "$tool.log" "$note"
 done
 
+bench_bin="$build/Kernels/emst_benchmark"
+
+new_scratch() { # NAME: a new empty folder for one step's run_benchmarks.sh output
+  local folder
+  folder=$(mktemp -d 2>/dev/null || echo "/tmp/emst-$1-$$")
+  mkdir -p "$folder"
+  echo "$folder"
+}
+
+# benchmark_step NAME MAX_SECONDS LOGFILE FOLDER [OPTIONS...]: run_step of run_benchmarks.sh
+# FOLDER on the CUDA backend, with --quick when this check has it.
+benchmark_step() {
+  local name=$1 max=$2 logfile=$3 folder=$4
+  shift 4
+  local quick_flag=()
+  [ $quick = 1 ] && quick_flag=(--quick)
+  EMST_BUILD_DIR="$build" EMST_BENCH_DATA="${EMST_BENCH_DATA:-$build/bench-data}" \
+    EMST_BENCH_DEADLINE=$((deadline - 20)) \
+    run_step "$name" "$max" "$logfile" 0 bash "$repo/Testing/Benchmarks/run_benchmarks.sh" \
+    "$folder" "${quick_flag[@]}" "$@" --backend cuda
+}
+
 # ---- the single-linkage cut (before the long benchmark, so that the budget keeps it) -------------
 if wanted cut; then
-  bench_bin="$build/Kernels/emst_benchmark"
   cutmd="$out/cut.md"
   if [ -x "$bench_bin" ]; then
-    scratch=$(mktemp -d 2>/dev/null || echo "/tmp/emst-cut-$$")
-    mkdir -p "$scratch"
-    quick_flag=()
-    [ $quick = 1 ] && quick_flag=(--quick)
+    scratch=$(new_scratch cut)
     cutlog="$scratch/cut-step.log"
-    : >"$cutlog"
-    EMST_BUILD_DIR="$build" EMST_BENCH_DATA="${EMST_BENCH_DATA:-$build/bench-data}" \
-      EMST_BENCH_DEADLINE=$((deadline - 20)) \
-      run_step cut 240 "$cutlog" 0 bash "$repo/Testing/Benchmarks/run_benchmarks.sh" \
-      "$scratch" "${quick_flag[@]}" --cut-only --backend cuda
+    benchmark_step cut 240 "$cutlog" "$scratch" --cut-only
     {
       if [ -f "$scratch/results.md" ]; then
         cat "$scratch/results.md"
@@ -303,17 +317,11 @@ fi
 
 # ---- benchmarks ---------------------------------------------------------------------------------
 if wanted bench; then
-  bench_bin="$build/Kernels/emst_benchmark"
   if [ -x "$bench_bin" ]; then
-    scratch=$(mktemp -d 2>/dev/null || echo "/tmp/emst-bench-$$")
-    mkdir -p "$scratch"
-    quick_flag=()
-    [ $quick = 1 ] && quick_flag=(--quick)
-    wanted cut && quick_flag+=(--no-cut) # the cut step has timed it already
-    EMST_BUILD_DIR="$build" EMST_BENCH_DATA="${EMST_BENCH_DATA:-$build/bench-data}" \
-      EMST_BENCH_DEADLINE=$((deadline - 20)) \
-      run_step bench 600 "$out/bench.log" 0 bash "$repo/Testing/Benchmarks/run_benchmarks.sh" \
-      "$scratch" "${quick_flag[@]}" --backend cuda
+    scratch=$(new_scratch bench)
+    no_cut=()
+    wanted cut && no_cut=(--no-cut) # the cut step has timed it already
+    benchmark_step bench 600 "$out/bench.log" "$scratch" "${no_cut[@]}"
     [ -f "$scratch/benchmark.log" ] && cat "$scratch/benchmark.log" >>"$out/bench.log"
     if [ -f "$scratch/results.md" ]; then
       cp "$scratch/results.md" "$out/bench.md"
