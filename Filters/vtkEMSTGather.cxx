@@ -4,8 +4,8 @@
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
+#include "vtkDataArray.h"
 #include "vtkDataSetAttributes.h"
-#include "vtkIdTypeArray.h"
 #include "vtkMultiProcessController.h"
 #include "vtkPointData.h"
 #include "vtkPointSet.h"
@@ -50,20 +50,16 @@ void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData
   outPD->CopyAllocate(pointFields, totalPoints);
   outPD->SetNumberOfTuples(totalPoints);
   withLines = withLines && totalLines > 0;
-  auto offsets = vtkSmartPointer<vtkIdTypeArray>::New();
-  auto connectivity = vtkSmartPointer<vtkIdTypeArray>::New();
+  auto lines = vtkSmartPointer<vtkCellArray>::New();
   vtkCellData* outCD = output->GetCellData();
   if (withLines)
   {
-    offsets->SetNumberOfValues(totalLines + 1);
-    offsets->SetValue(0, 0);
-    connectivity->SetNumberOfValues(totalIds);
+    lines->AllocateExact(totalLines, totalIds);
     outCD->CopyAllocate(cellFields, totalLines);
     outCD->SetNumberOfTuples(totalLines);
   }
   vtkIdType firstPoint = 0;
   vtkIdType firstLine = 0;
-  vtkIdType firstId = 0;
   int index = 0;
   for (const auto& piece : pieces)
   {
@@ -73,24 +69,12 @@ void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData
     auto* polyData = vtkPolyData::SafeDownCast(piece);
     if (withLines && polyData != nullptr && polyData->GetNumberOfLines() > 0)
     {
-      vtkCellArray* lines = polyData->GetLines();
-      const vtkIdType m = lines->GetNumberOfCells();
-      vtkDataArray* ids = lines->GetConnectivityArray();
-      vtkDataArray* starts = lines->GetOffsetsArray();
-      for (vtkIdType c = 1; c <= m; ++c)
-      {
-        offsets->SetValue(firstLine + c, firstId + static_cast<vtkIdType>(starts->GetComponent(c, 0)));
-      }
-      const vtkIdType count = lines->GetNumberOfConnectivityIds();
-      for (vtkIdType k = 0; k < count; ++k)
-      {
-        connectivity->SetValue(firstId + k, firstPoint + static_cast<vtkIdType>(ids->GetComponent(k, 0)));
-      }
+      const vtkIdType m = polyData->GetNumberOfLines();
+      lines->Append(polyData->GetLines(), firstPoint);
       // Line cells follow the vertices in a vtkPolyData's cell numbering.
       outCD->CopyData(cellFields, polyData->GetCellData(), index, firstLine, m,
         polyData->GetNumberOfVerts());
       firstLine += m;
-      firstId += count;
     }
     firstPoint += n;
     ++index;
@@ -98,14 +82,12 @@ void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData
   output->SetPoints(points);
   if (withLines)
   {
-    auto lines = vtkSmartPointer<vtkCellArray>::New();
-    lines->SetData(offsets, connectivity);
     output->SetLines(lines);
   }
 }
 
-vtkSmartPointer<vtkPolyData> OnOneProcess(
-  vtkMultiProcessController* controller, vtkPolyData* local, bool& gathered)
+vtkSmartPointer<vtkPolyData> OnOneProcess(vtkMultiProcessController* controller,
+  vtkPolyData* local, vtkDataArray*& lengths, bool& gathered)
 {
   gathered = false;
   if (controller == nullptr || controller->GetNumberOfProcesses() < 2)
@@ -124,6 +106,8 @@ vtkSmartPointer<vtkPolyData> OnOneProcess(
   auto copy = vtkSmartPointer<vtkPolyData>::New();
   copy->ShallowCopy(local);
   controller->Gather(copy, received, 0);
+  const char* lengthsName = lengths != nullptr ? lengths->GetName() : nullptr;
+  lengths = nullptr;
   if (controller->GetLocalProcessId() != 0)
   {
     return nullptr;
@@ -139,6 +123,10 @@ vtkSmartPointer<vtkPolyData> OnOneProcess(
   }
   auto all = vtkSmartPointer<vtkPolyData>::New();
   Append(pieces, all, true);
+  if (lengthsName != nullptr)
+  {
+    lengths = all->GetCellData()->GetArray(lengthsName);
+  }
   return all;
 }
 
