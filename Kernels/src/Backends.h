@@ -29,6 +29,16 @@ Result runCuda(const PointCloudView& points, const Options& options);
 bool probeCuda(int device, std::string* reason);
 #endif
 
+/// Indices are 32-bit and 2^32-1 is reserved: throws Error(InvalidInput) for more points.
+void checkPointCount(std::size_t points);
+
+/// The GPU failures after which Auto runs on the CPU instead: too little memory, a device error.
+/// Anything else (bad input, a broken invariant) is reported as it is.
+inline bool gpuFailureFallsBack(const Error& error)
+{
+  return error.code() == ErrorCode::OutOfMemory || error.code() == ErrorCode::DeviceError;
+}
+
 /// Compensated (Neumaier) sum of the edge lengths in list order: deterministic, and the same on
 /// every backend since the lists are.
 double sumLengths(const std::vector<Edge>& edges);
@@ -50,8 +60,8 @@ public:
     std::int64_t* groupSize) = 0;
 };
 
-/// The CPU cutter reads `ends` in place: they must outlive it.
-std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends);
+/// The CPU cutter reads the sorted edges in place: they must outlive it.
+std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<Edge>& sorted);
 #if defined(EMST_WITH_CUDA)
 /// Uploads the edges to `device` (which must have passed probeCuda). Throws like runCuda.
 std::unique_ptr<CutBackend> makeCudaCutter(

@@ -30,11 +30,7 @@ bool edgeLess(const Edge& a, const Edge& b)
 /// The edges with i < j, checked, in (length, i, j) order (sorted in place when they are not).
 std::vector<Edge> checkedSortedEdges(std::size_t points, std::vector<Edge> sorted)
 {
-  if (points >= static_cast<std::size_t>(0xFFFFFFFFu))
-  {
-    throw Error(ErrorCode::InvalidInput,
-      "too many points: " + std::to_string(points) + " (at most 4294967294)");
-  }
+  detail::checkPointCount(points);
   bool ordered = true;
   for (std::size_t e = 0; e < sorted.size(); ++e)
   {
@@ -81,7 +77,6 @@ class TreeCutter::Impl
 public:
   std::size_t Points = 0;
   std::vector<Edge> Sorted;
-  std::vector<detail::EdgeEnds> Ends;
   Backend Chosen = Backend::Cpu;
   bool AutoChosen = false;
   int CudaDevice = 0;
@@ -91,7 +86,7 @@ public:
 
   void useCpu()
   {
-    this->Engine = detail::makeCpuCutter(this->Points, this->Ends);
+    this->Engine = detail::makeCpuCutter(this->Points, this->Sorted);
     this->Chosen = Backend::Cpu;
     this->DeviceName = "CPU";
   }
@@ -112,11 +107,17 @@ public:
     }
     try
     {
-      this->Engine = detail::makeCudaCutter(this->Points, this->Ends, this->CudaDevice);
+      std::vector<detail::EdgeEnds> ends; // what the device keeps: the ends, 8 bytes an edge
+      ends.reserve(this->Sorted.size());
+      for (const Edge& edge : this->Sorted)
+      {
+        ends.push_back(detail::EdgeEnds{edge.i, edge.j});
+      }
+      this->Engine = detail::makeCudaCutter(this->Points, ends, this->CudaDevice);
     }
     catch (const Error& error)
     {
-      if (requested == Backend::Cuda || error.code() == ErrorCode::InvalidInput)
+      if (requested == Backend::Cuda || !detail::gpuFailureFallsBack(error))
       {
         throw;
       }
@@ -153,11 +154,6 @@ TreeCutter::TreeCutter(
   d.Points = points;
   d.CudaDevice = cudaDevice;
   d.Sorted = checkedSortedEdges(points, std::move(edges));
-  d.Ends.reserve(d.Sorted.size());
-  for (const Edge& edge : d.Sorted)
-  {
-    d.Ends.push_back(detail::EdgeEnds{edge.i, edge.j});
-  }
   d.AutoChosen = backend == Backend::Auto;
   if (backend == Backend::Cpu || !d.tryCuda(backend))
   {
@@ -225,7 +221,7 @@ Clustering TreeCutter::cut(std::size_t keptEdges, std::size_t minimumClusterSize
   catch (const Error& error)
   {
     // Auto: a GPU that fails mid-way (out of memory, a device error) hands over to the CPU.
-    if (!d.AutoChosen || d.Chosen != Backend::Cuda || error.code() == ErrorCode::InvalidInput)
+    if (!d.AutoChosen || d.Chosen != Backend::Cuda || !detail::gpuFailureFallsBack(error))
     {
       throw;
     }

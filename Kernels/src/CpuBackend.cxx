@@ -34,9 +34,9 @@ private:
 class CpuCutter : public CutBackend
 {
 public:
-  CpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends)
+  CpuCutter(std::size_t points, const std::vector<Edge>& sorted)
     : Points(points)
-    , Ends(ends)
+    , Sorted(sorted)
   {
   }
   Clustering cut(std::size_t kept, std::size_t minimumSize, std::int32_t* clusterId,
@@ -45,23 +45,21 @@ public:
     CpuExec exec(0);
     ScopedThreadCount threads(exec.threads());
     Clustering result;
-    cutTree(exec, this->Ends.data(), this->Points, kept, minimumSize, clusterId, groupSize, result);
-    const std::vector<PhaseTime>& phases = exec.phases();
-    result.milliseconds = phases.empty() ? 0.0 : phases.front().milliseconds;
-    result.downloadMilliseconds = phases.size() > 1 ? phases[1].milliseconds : 0.0;
+    cutTree(exec, this->Sorted.data(), this->Points, kept, minimumSize, clusterId, groupSize,
+      result);
     return result;
   }
 
 private:
   std::size_t Points;
-  const std::vector<EdgeEnds>& Ends; // the TreeCutter's, which outlives this
+  const std::vector<Edge>& Sorted; // the TreeCutter's, which outlives this
 };
 
 } // namespace
 
-std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<EdgeEnds>& ends)
+std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<Edge>& sorted)
 {
-  return std::make_unique<CpuCutter>(points, ends);
+  return std::make_unique<CpuCutter>(points, sorted);
 }
 
 Result runCpu(const PointCloudView& points, const Options& options)
@@ -80,7 +78,6 @@ Result runCpu(const PointCloudView& points, const Options& options)
   {
     Engine<CpuExec, 3>(exec, options).run(points, result);
   }
-  exec.endCompute();
   result.stats.phases = exec.phases();
   for (const PhaseTime& phase : result.stats.phases)
   {

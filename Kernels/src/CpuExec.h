@@ -131,6 +131,12 @@ public:
   {
     this->copyToHost(dst, src, n);
   }
+  /// The same as copyToHost here; on the GPU, a copy queued without a wait.
+  template <class T>
+  void copyToHostAsync(T* dst, const T* src, std::size_t n)
+  {
+    this->copyToHost(dst, src, n);
+  }
   template <class T>
   void copyToHost(T* dst, const T* src, std::size_t n)
   {

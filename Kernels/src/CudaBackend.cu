@@ -196,6 +196,19 @@ private:
   cudaStream_t Stream = nullptr;
 };
 
+/// Bytes of host input to upload: none for device input; the last point needs only `dimension`
+/// scalars, not a whole stride.
+std::size_t hostInputBytes(const PointCloudView& points)
+{
+  if (points.memory == MemorySpace::Device || points.count == 0)
+  {
+    return 0;
+  }
+  std::size_t const stride = points.stride ? points.stride : points.dimension;
+  std::size_t const scalar = points.scalarType == ScalarType::Float64 ? 8 : 4;
+  return ((points.count - 1) * stride + points.dimension) * scalar;
+}
+
 /// A device copy of host points, or the caller's device pointer itself.
 class DeviceInput
 {
@@ -204,28 +217,13 @@ public:
     : Exec(exec)
     , View(points)
   {
-    std::size_t const stride = points.stride ? points.stride : points.dimension;
-    std::size_t const scalar = points.scalarType == ScalarType::Float64 ? 8 : 4;
-    if (points.memory == MemorySpace::Device || points.count == 0)
+    this->Bytes = hostInputBytes(points);
+    if (this->Bytes == 0)
     {
       return;
     }
-    // The last point needs only `dimension` scalars, not a whole stride.
-    this->Bytes = ((points.count - 1) * stride + points.dimension) * scalar;
-    cudaEvent_t start, stop;
-    EMST_CUDA_CHECK(cudaEventCreate(&start));
-    EMST_CUDA_CHECK(cudaEventCreate(&stop));
     this->Data = exec.allocate(this->Bytes);
-    EMST_CUDA_CHECK(cudaEventRecord(start, exec.stream()));
-    EMST_CUDA_CHECK(cudaMemcpyAsync(
-      this->Data, points.data, this->Bytes, cudaMemcpyHostToDevice, exec.stream()));
-    EMST_CUDA_CHECK(cudaEventRecord(stop, exec.stream()));
-    EMST_CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0.0f;
-    EMST_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    uploadMs = ms;
+    uploadMs = exec.copyToDevice(this->Data, points.data, this->Bytes);
     this->View.data = this->Data;
     this->View.memory = MemorySpace::Device;
   }
@@ -264,10 +262,7 @@ Result runCuda(const PointCloudView& points, const Options& options)
     DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
     // Refuse up front what cannot fit (about 80 bytes per point at the peak, plus the upload),
     // rather than failing half-way: Auto then runs on the CPU at once.
-    std::size_t const scalar = points.scalarType == ScalarType::Float64 ? 8 : 4;
-    std::size_t const upload =
-      points.memory == MemorySpace::Host ? points.count * points.dimension * scalar : 0;
-    std::size_t const needed = points.count * 80 + upload + (16u << 20);
+    std::size_t const needed = points.count * 80 + hostInputBytes(points) + (16u << 20);
     std::size_t const available = session.available();
     if (needed > available)
     {
@@ -300,8 +295,7 @@ Result runCuda(const PointCloudView& points, const Options& options)
     }
     result.stats.downloadMilliseconds = exec.downloadMilliseconds();
     result.stats.peakBackendBytes = exec.peakBytes() - inputBytes; // the input is not ours
-    EMST_CUDA_CHECK(cudaStreamSynchronize(session.stream()));
-    return result;
+    return result; // phases() has waited for the stream
   });
 }
 
@@ -328,12 +322,7 @@ public:
       this->Exec = std::make_unique<CudaExec>(this->Stream);
       this->Edges =
         std::make_unique<Buffer<EdgeEnds, CudaExec>>(*this->Exec, ends.size());
-      if (!ends.empty())
-      {
-        EMST_CUDA_CHECK(cudaMemcpyAsync(this->Edges->data(), ends.data(),
-          ends.size() * sizeof(EdgeEnds), cudaMemcpyHostToDevice, this->Stream));
-      }
-      EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+      this->Exec->copyToDevice(this->Edges->data(), ends.data(), ends.size() * sizeof(EdgeEnds));
     }
     catch (...)
     {
@@ -357,9 +346,6 @@ public:
       Clustering result;
       cutTree(exec, this->Edges->data(), this->Points, kept, minimumSize, clusterId, groupSize,
         result);
-      std::vector<PhaseTime> const phases = exec.phases();
-      result.milliseconds = phases.empty() ? 0.0 : phases.front().milliseconds;
-      result.downloadMilliseconds = exec.downloadMilliseconds();
       return result;
     });
   }

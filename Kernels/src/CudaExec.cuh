@@ -240,6 +240,16 @@ public:
       cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
     EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
   }
+  /// A device -> host copy queued on the stream, not waited for (phases() or a sync waits).
+  template <class T>
+  void copyToHostAsync(T* dst, const T* src, std::size_t n)
+  {
+    if (n)
+    {
+      EMST_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
+    }
+  }
   /// The result's download, timed apart from the compute.
   template <class T>
   void copyToHost(T* dst, const T* src, std::size_t n)
@@ -257,6 +267,21 @@ public:
     this->DownloadMs += ms;
   }
   double downloadMilliseconds() const { return this->DownloadMs; }
+
+  /// Host -> device copy of `bytes`, waited for; returns its time in milliseconds.
+  double copyToDevice(void* dst, const void* src, std::size_t bytes)
+  {
+    cudaEvent_t const start = this->newEvent();
+    if (bytes)
+    {
+      EMST_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, this->Stream));
+    }
+    cudaEvent_t const stop = this->newEvent();
+    EMST_CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0.0f;
+    EMST_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return ms;
+  }
 
   /// Phases are delimited by events on the stream: no synchronisation until they are read.
   void beginPhase(const std::string& name)

@@ -60,10 +60,13 @@ struct InitParents
   EMST_HD void operator()(std::size_t v) const { parent[v] = static_cast<std::uint32_t>(v); }
 };
 
-/// Joins the ends of each kept edge: the larger root is hooked under the smaller one.
+/// Joins the ends of each kept edge: the larger root is hooked under the smaller one. EdgeT is
+/// anything with point indices i and j (EdgeEnds on the device, the sorted emst::Edge list on the
+/// CPU).
+template <class EdgeT>
 struct UniteEdges
 {
-  const EdgeEnds* ends;
+  const EdgeT* ends;
   std::uint32_t* parent;
   EMST_HD void operator()(std::size_t e) const
   {
@@ -159,10 +162,10 @@ struct GatherClusterId
 };
 
 /// One cut on `exec`: the first `kept` of `ends` (in backend memory) over `points` points.
-/// Fills `result` (clusters, sizes, first points) and, when given, the host arrays clusterId and
-/// groupSize. Time stamps go through exec.beginPhase ("cut", then "download").
-template <class Exec>
-void cutTree(Exec& exec, const EdgeEnds* ends, std::size_t points, std::size_t kept,
+/// Fills `result` (clusters, sizes, first points, times) and, when given, the host arrays
+/// clusterId and groupSize. One wait for the backend, at the end.
+template <class Exec, class EdgeT>
+void cutTree(Exec& exec, const EdgeT* ends, std::size_t points, std::size_t kept,
   std::size_t minimumSize, std::int32_t* clusterId, std::int64_t* groupSize, Clustering& result)
 {
   result.keptEdges = kept;
@@ -175,7 +178,7 @@ void cutTree(Exec& exec, const EdgeEnds* ends, std::size_t points, std::size_t k
   Buffer<std::uint32_t, Exec> counts(exec, points);
   exec.forEach(points, InitParents{parent.data()});
   exec.fill(counts.data(), points, std::uint32_t(0));
-  exec.forEach(kept, UniteEdges{ends, parent.data()});
+  exec.forEach(kept, UniteEdges<EdgeT>{ends, parent.data()});
   exec.forEach(points, CompressAndCount{parent.data(), counts.data()});
 
   // The roots, in increasing order: the groups' smallest points.
@@ -192,16 +195,16 @@ void cutTree(Exec& exec, const EdgeEnds* ends, std::size_t points, std::size_t k
   exec.forEach(groups, SizeKey{roots.data(), counts.data(), keys.data()});
   thrust::stable_sort_by_key(exec.policy(), keys.data(), keys.data() + groups, roots.data());
   std::size_t clusters = groups;
-  if (minimumSize > 1)
+  if (minimumSize > 0xFFFFFFFFu)
   {
-    std::uint32_t const limit = minimumSize > 0xFFFFFFFFu
-      ? 0u
-      : ~static_cast<std::uint32_t>(minimumSize); // size >= minimum <=> key <= ~minimum
-    clusters = minimumSize > 0xFFFFFFFFu
-      ? 0
-      : static_cast<std::size_t>(
-          thrust::upper_bound(exec.policy(), keys.data(), keys.data() + groups, limit) -
-          keys.data());
+    clusters = 0;
+  }
+  else if (minimumSize > 1)
+  {
+    // size >= minimum <=> key <= ~minimum
+    clusters = static_cast<std::size_t>(thrust::upper_bound(exec.policy(), keys.data(),
+                 keys.data() + groups, ~static_cast<std::uint32_t>(minimumSize)) -
+      keys.data());
   }
 
   Buffer<std::int64_t, Exec> sizeOut(exec, groupSize ? points : 0);
@@ -222,8 +225,21 @@ void cutTree(Exec& exec, const EdgeEnds* ends, std::size_t points, std::size_t k
   exec.beginPhase("download");
   std::vector<std::uint32_t> sortedKeys(clusters);
   result.firstPoint.resize(clusters);
-  exec.copyToHost(sortedKeys.data(), keys.data(), clusters);
-  exec.copyToHost(result.firstPoint.data(), roots.data(), clusters);
+  exec.copyToHostAsync(sortedKeys.data(), keys.data(), clusters);
+  exec.copyToHostAsync(result.firstPoint.data(), roots.data(), clusters);
+  if (groupSize)
+  {
+    exec.copyToHostAsync(groupSize, sizeOut.data(), points);
+  }
+  if (clusterId)
+  {
+    exec.copyToHostAsync(clusterId, idOut.data(), points);
+  }
+  exec.endCompute();
+  auto const phases = exec.phases(); // waits for the backend
+  result.milliseconds = phases[0].milliseconds;
+  result.downloadMilliseconds = phases[1].milliseconds;
+
   result.sizes.resize(clusters);
   std::size_t inClusters = 0;
   for (std::size_t k = 0; k < clusters; ++k)
@@ -232,15 +248,6 @@ void cutTree(Exec& exec, const EdgeEnds* ends, std::size_t points, std::size_t k
     inClusters += result.sizes[k];
   }
   result.noisePoints = points - inClusters;
-  if (groupSize)
-  {
-    exec.copyToHost(groupSize, sizeOut.data(), points);
-  }
-  if (clusterId)
-  {
-    exec.copyToHost(clusterId, idOut.data(), points);
-  }
-  exec.endCompute();
 }
 
 } // namespace detail

@@ -37,6 +37,16 @@ double sumLengths(const std::vector<Edge>& edges)
   return sum + compensation;
 }
 
+void checkPointCount(std::size_t points)
+{
+  // Indices are 32-bit, and kNone = 2^32-1 is reserved.
+  if (points >= static_cast<std::size_t>(std::numeric_limits<std::uint32_t>::max()))
+  {
+    throw Error(ErrorCode::InvalidInput,
+      "too many points: " + std::to_string(points) + " (at most 4294967294)");
+  }
+}
+
 namespace
 {
 
@@ -57,12 +67,7 @@ void validate(const PointCloudView& points)
     throw Error(ErrorCode::InvalidInput,
       "no point data given for " + std::to_string(points.count) + " points");
   }
-  // Indices are 32-bit, and kNone = 2^32-1 is reserved.
-  if (points.count >= static_cast<std::size_t>(std::numeric_limits<std::uint32_t>::max()))
-  {
-    throw Error(ErrorCode::InvalidInput,
-      "too many points: " + std::to_string(points.count) + " (at most 4294967294)");
-  }
+  checkPointCount(points.count);
   if (points.scalarType != ScalarType::Float32 && points.scalarType != ScalarType::Float64)
   {
     throw Error(ErrorCode::InvalidInput, "unknown scalar type");
@@ -169,7 +174,7 @@ Result computeEmst(const PointCloudView& points, const Options& options)
     }
     catch (const Error& error)
     {
-      if (error.code() != ErrorCode::OutOfMemory && error.code() != ErrorCode::DeviceError)
+      if (!detail::gpuFailureFallsBack(error))
       {
         throw;
       }
