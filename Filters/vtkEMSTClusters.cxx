@@ -289,9 +289,11 @@ int vtkEMSTClusters::RequestData(
     backend = fromGpu ? 0 : 2;
   }
 
+  // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
+  vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
   bool gathered = false;
   vtkSmartPointer<vtkPolyData> input =
-    vtkEMSTGather::OnOneProcess(this->Controller, local, gathered);
+    vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
   if (input == nullptr)
   {
     MakeEmpty(output, "none (input sent to process 0)", messages);
@@ -307,12 +309,6 @@ int vtkEMSTClusters::RequestData(
     return 1;
   }
 
-  // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
-  vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
-  if (gathered && lengths != nullptr)
-  {
-    lengths = lengths->GetName() ? input->GetCellData()->GetArray(lengths->GetName()) : nullptr;
-  }
   if (input->GetNumberOfLines() > 0 && lengths == nullptr)
   {
     messages.emplace_back("no edge length array: lengths computed from the points");

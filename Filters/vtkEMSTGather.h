@@ -11,6 +11,7 @@
 
 #include <vector>
 
+class vtkDataArray;
 class vtkMultiProcessController;
 class vtkPointSet;
 class vtkPolyData;
@@ -28,9 +29,10 @@ void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData
 /// The polydata this process should compute on: `local` itself when at most one process holds
 /// points (always so without a controller or with one process; the tree filter leaves its whole
 /// output on process 0), else the points, lines and arrays of all processes appended on process 0
-/// (`gathered` set) and null on the others, which then output nothing.
-vtkSmartPointer<vtkPolyData> OnOneProcess(
-  vtkMultiProcessController* controller, vtkPolyData* local, bool& gathered);
+/// (`gathered` set) and null on the others, which then output nothing. `lengths`, the edge-length
+/// cell array selected in `local` (or null), becomes the array of the same name in the result.
+vtkSmartPointer<vtkPolyData> OnOneProcess(vtkMultiProcessController* controller,
+  vtkPolyData* local, vtkDataArray*& lengths, bool& gathered);
 
 }
 

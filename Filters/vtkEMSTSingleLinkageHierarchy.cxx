@@ -6,8 +6,8 @@
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 
-#include "vtkCellData.h"
 #include "vtkDataArray.h"
+#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
 #include "vtkInformation.h"
@@ -61,18 +61,14 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
     output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Size"));
   };
 
+  vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
   bool gathered = false;
   vtkSmartPointer<vtkPolyData> input =
-    vtkEMSTGather::OnOneProcess(this->Controller, local, gathered);
+    vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
   if (input == nullptr)
   {
     emptyTable();
     return 1;
-  }
-  vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
-  if (gathered && lengths != nullptr)
-  {
-    lengths = lengths->GetName() ? input->GetCellData()->GetArray(lengths->GetName()) : nullptr;
   }
 
   vtkEMSTEngineBridge::Status status;
