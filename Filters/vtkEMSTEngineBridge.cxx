@@ -43,8 +43,8 @@ struct Cloud
   emst::PointCloudView View;
   std::vector<float> OwnedFloat;   ///< 3 per tree point, when copied as float32
   std::vector<double> OwnedDouble; ///< 3 per tree point, when copied as float64
-  /// Output point id of each tree point (size View.count) when points were left out or blocks
-  /// appended; empty when tree point k is output point k.
+  /// Output point id of each tree point (size View.count) when ghost points were left out; empty
+  /// when tree point k is output point k (blocks appended in order, nothing left out).
   std::vector<vtkIdType> OutputIdOfTreePoint;
   bool Copied = false;
 };
@@ -67,7 +67,8 @@ bool IsLeftOut(vtkUnsignedCharArray* ghosts, vtkIdType k, unsigned char mask)
 }
 
 /// Appends the kept points of one block to an owned xyz buffer (any VTK array type: dispatched
-/// to the array's own value type, or read through the generic vtkDataArray API).
+/// to the array's own value type, or read through the generic vtkDataArray API), and their output
+/// ids to OutputIds when it is given.
 template <typename OutT>
 struct AppendKeptPoints
 {
@@ -89,7 +90,10 @@ struct AppendKeptPoints
         this->Out->push_back(static_cast<OutT>(tuple[0]));
         this->Out->push_back(static_cast<OutT>(tuple[1]));
         this->Out->push_back(static_cast<OutT>(tuple[2]));
-        this->OutputIds->push_back(this->FirstOutputId + k);
+        if (this->OutputIds != nullptr)
+        {
+          this->OutputIds->push_back(this->FirstOutputId + k);
+        }
       }
       ++k;
     }
@@ -97,14 +101,14 @@ struct AppendKeptPoints
 };
 
 template <typename OutT>
-void CopyKeptPoints(const Request& request, std::vector<OutT>& out, std::vector<vtkIdType>& ids)
+void CopyKeptPoints(const Request& request, std::vector<OutT>& out, std::vector<vtkIdType>* ids)
 {
   vtkIdType firstOutputId = 0;
   for (const PointBlock& block : request.Blocks)
   {
     AppendKeptPoints<OutT> worker;
     worker.Out = &out;
-    worker.OutputIds = &ids;
+    worker.OutputIds = ids;
     worker.Ghosts = block.Ghosts;
     worker.Mask = request.GhostMask;
     worker.FirstOutputId = firstOutputId;
@@ -236,22 +240,27 @@ void PrepareCloud(const Request& request, Cloud& cloud, Result& result)
     // holds every float and every 32-bit integer exactly.
     cloud.Copied = true;
     const std::size_t kept = static_cast<std::size_t>(totalPoints - ghostPoints);
-    cloud.OutputIdOfTreePoint.reserve(kept);
+    // Without ghosts the kept points are all points, in output order: no id map needed.
+    std::vector<vtkIdType>* ids = ghostPoints > 0 ? &cloud.OutputIdOfTreePoint : nullptr;
+    if (ids != nullptr)
+    {
+      ids->reserve(kept);
+    }
     if (allFloat)
     {
       cloud.OwnedFloat.reserve(3 * kept);
-      CopyKeptPoints(request, cloud.OwnedFloat, cloud.OutputIdOfTreePoint);
+      CopyKeptPoints(request, cloud.OwnedFloat, ids);
       cloud.View.data = cloud.OwnedFloat.data();
       cloud.View.scalarType = emst::ScalarType::Float32;
     }
     else
     {
       cloud.OwnedDouble.reserve(3 * kept);
-      CopyKeptPoints(request, cloud.OwnedDouble, cloud.OutputIdOfTreePoint);
+      CopyKeptPoints(request, cloud.OwnedDouble, ids);
       cloud.View.data = cloud.OwnedDouble.data();
       cloud.View.scalarType = emst::ScalarType::Float64;
     }
-    cloud.View.count = cloud.OutputIdOfTreePoint.size();
+    cloud.View.count = kept;
   }
 
   double z = 0.0;
