@@ -378,10 +378,10 @@ int vtkEMSTClusters::RequestData(
   this->SetProgressText("Cutting the tree");
   vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, this->MinimumClusterSize);
   this->SetProgressText(nullptr);
-  if (cut.Result.Code != vtkEMSTEngineBridge::Status::Ok)
+  if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
   {
-    vtkErrorMacro(<< cut.Result.ErrorMessage);
-    messages.push_back("error: " + cut.Result.ErrorMessage);
+    vtkErrorMacro(<< cut.Outcome.ErrorMessage);
+    messages.push_back("error: " + cut.Outcome.ErrorMessage);
     cache.Tree.reset();
     MakeEmpty(output, "none (error)", messages);
     return 1;

@@ -377,11 +377,12 @@ Result ComputeTree(const Request& request)
     return !request.Progress || request.Progress(fraction, step);
   };
 
-  const Status status = Guarded([&] {
+  // A cancel between the engine's steps is reported as the engine reports its own.
+  const auto cancelled = [] { return emst::Error(emst::ErrorCode::Cancelled, "cancelled"); };
+  result.Outcome = Guarded([&] {
     if (!report(0.0, "Preparing points"))
     {
-      result.Status = Result::Cancelled;
-      return;
+      throw cancelled();
     }
     Cloud cloud;
     PrepareCloud(request, cloud, result);
@@ -402,8 +403,7 @@ Result ComputeTree(const Request& request)
 
     if (!report(GatherShare + EngineShare, "Building lines"))
     {
-      result.Status = Result::Cancelled;
-      return;
+      throw cancelled();
     }
 
     MakeLines(tree.edges.data(), static_cast<vtkIdType>(tree.edges.size()),
@@ -417,12 +417,7 @@ Result ComputeTree(const Request& request)
     result.Messages = tree.messages;
     report(1.0, "Done");
   });
-  if (status.Code != Status::Ok)
-  {
-    result.Status = status.Code == Status::Cancelled ? Result::Cancelled : Result::Failed;
-    result.ErrorMessage = status.ErrorMessage;
-  }
-  if (result.Status != Result::Ok)
+  if (result.Outcome.Code != Status::Ok)
   {
     result.Lines->Initialize();
     result.EdgeLength->Initialize();
@@ -558,7 +553,7 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
   cut.Lines = vtkSmartPointer<vtkCellArray>::New();
   cut.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
   static_assert(sizeof(vtkIdType) == sizeof(std::int64_t), "vtkIdType must be 64-bit");
-  cut.Result = Guarded([&] {
+  cut.Outcome = Guarded([&] {
     kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
     cut.ClusterId->SetNumberOfValues(n);
     cut.ClusterSize->SetNumberOfValues(n);
@@ -583,7 +578,7 @@ ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
   h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
   h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
   h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
-  h.Result = Guarded([&] {
+  h.Outcome = Guarded([&] {
     const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
       static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());
     const vtkIdType rows = static_cast<vtkIdType>(merges.size());

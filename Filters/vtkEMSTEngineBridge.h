@@ -27,6 +27,19 @@ class vtkUnsignedCharArray;
 namespace vtkEMSTEngineBridge
 {
 
+/// Outcome of a bridge call that can fail; never an exception.
+struct Status
+{
+  enum StatusType
+  {
+    Ok,
+    Failed,
+    Cancelled
+  };
+  StatusType Code = Ok;
+  std::string ErrorMessage;
+};
+
 /// One block of the cloud. The blocks are concatenated in order: point k of block b is output
 /// point (sum of the sizes of blocks 0..b-1) + k.
 struct PointBlock
@@ -50,14 +63,7 @@ struct Request
 
 struct Result
 {
-  enum StatusType
-  {
-    Ok,
-    Failed,
-    Cancelled
-  };
-  StatusType Status = Ok;
-  std::string ErrorMessage;
+  Status Outcome;
 
   /// One line (2 point ids, output numbering) per edge, ordered by (length, i, j).
   vtkSmartPointer<vtkCellArray> Lines;
@@ -77,23 +83,10 @@ struct Result
 /// names). An unknown value is reported in `warning` and ignored.
 int ResolveBackend(int property, std::string& warning);
 
-/// Computes the tree of all points of all blocks. Never throws: failures come back as
-/// Status Failed (with ErrorMessage) or Cancelled.
+/// Computes the tree of all points of all blocks. Never throws: failures come back in Outcome,
+/// Failed (with ErrorMessage) or Cancelled, with empty Lines and EdgeLength.
 Result ComputeTree(const Request& request);
 
-
-/// Outcome of a bridge call that can fail; never an exception.
-struct Status
-{
-  enum StatusType
-  {
-    Ok,
-    Failed,
-    Cancelled
-  };
-  StatusType Code = Ok;
-  std::string ErrorMessage;
-};
 
 /// A tree (the line cells of a vtkPolyData) held by the engine for repeated cuts into
 /// single-linkage clusters: built once per input, then cut at every threshold change.
@@ -122,7 +115,7 @@ public:
 
   struct Cut
   {
-    Status Result;
+    Status Outcome;
     vtkSmartPointer<vtkIntArray> ClusterId;      ///< per point, "ClusterId"
     vtkSmartPointer<vtkIdTypeArray> ClusterSize; ///< per point, "ClusterSize"
     vtkSmartPointer<vtkCellArray> Lines;         ///< the kept edges, shortest first
@@ -140,7 +133,7 @@ public:
   /// "Size", one row per edge.
   struct Hierarchy
   {
-    Status Result;
+    Status Outcome;
     vtkSmartPointer<vtkIdTypeArray> Cluster1;
     vtkSmartPointer<vtkIdTypeArray> Cluster2;
     vtkSmartPointer<vtkDoubleArray> Height;

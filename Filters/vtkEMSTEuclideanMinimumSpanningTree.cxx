@@ -225,14 +225,14 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
-  if (tree.Status == vtkEMSTEngineBridge::Result::Failed)
+  if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Failed)
   {
-    vtkErrorMacro(<< tree.ErrorMessage);
-    messages.push_back("error: " + tree.ErrorMessage);
+    vtkErrorMacro(<< tree.Outcome.ErrorMessage);
+    messages.push_back("error: " + tree.Outcome.ErrorMessage);
     MakeEmpty(output, "none (error)", messages);
     return 1;
   }
-  if (tree.Status == vtkEMSTEngineBridge::Result::Cancelled)
+  if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled)
   {
     vtkWarningMacro("Cancelled: the output is empty.");
     messages.emplace_back("cancelled");

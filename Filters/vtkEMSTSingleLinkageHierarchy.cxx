@@ -77,7 +77,7 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
   if (tree != nullptr)
   {
     hierarchy = tree->ComputeHierarchy();
-    status = hierarchy.Result;
+    status = hierarchy.Outcome;
   }
   if (status.Code != vtkEMSTEngineBridge::Status::Ok)
   {
