@@ -45,12 +45,12 @@ def main():
     tree.UpdatePipeline()
     seconds = time.time() - start
 
-    info = tree.GetDataInformation()
-    fields = tree.FieldData
-    total = fields["TotalLength"].GetRange()[0] if "TotalLength" in fields.keys() else float("nan")
+    # The tree itself (built-in session: the client's object is the output): counts, field data.
     result = tree.GetClientSideObject().GetOutputDataObject(0)
-    backend = result.GetFieldData().GetAbstractArray("EMSTBackend").GetValue(0)
-    points, lines = info.GetNumberOfPoints(), info.GetNumberOfCells()
+    fields = result.GetFieldData()
+    total = fields.GetArray("TotalLength").GetValue(0)
+    backend = fields.GetAbstractArray("EMSTBackend").GetValue(0)
+    points, lines = result.GetNumberOfPoints(), result.GetNumberOfLines()
     print("EMST of %s: %d points, %d edges, total length %.17g, backend %s, %.3f s"
           % (args.input, points, lines, total, backend, seconds))
     if points < 2 or lines != points - 1:
