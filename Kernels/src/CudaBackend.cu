@@ -143,39 +143,60 @@ auto translateThrustErrors(F&& f) -> decltype(f())
   }
 }
 
-/// Restores the caller's current device, destroys the stream and hands pool memory back to the
-/// driver unless the caller asked to keep it (repeated calls, benchmarks).
+/// The device's stream-ordered pool and a stream of our own, for a run or a cutter's lifetime
+/// (the device must be current). Freed blocks stay in the pool meanwhile (the rounds and the cuts
+/// allocate and free every time). At the end the pool's release threshold is put back as it was
+/// and the memory handed back to the driver, unless the caller asked to keep it warm
+/// (Options::keepDeviceMemory: repeated calls, benchmarks): other users of the default pool in
+/// the process (ParaView) keep their own setting.
+class PoolStream
+{
+public:
+  PoolStream(int device, bool keepMemory)
+    : KeepMemory(keepMemory)
+  {
+    EMST_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&this->Pool, device));
+    EMST_CUDA_CHECK(
+      cudaMemPoolGetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &this->Threshold));
+    std::uint64_t keep = ~std::uint64_t(0);
+    EMST_CUDA_CHECK(cudaMemPoolSetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    EMST_CUDA_CHECK(cudaStreamCreateWithFlags(&this->Stream, cudaStreamNonBlocking));
+  }
+  ~PoolStream()
+  {
+    cudaStreamSynchronize(this->Stream);
+    cudaStreamDestroy(this->Stream);
+    if (!this->KeepMemory)
+    {
+      cudaMemPoolSetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &this->Threshold);
+      cudaMemPoolTrimTo(this->Pool, 0);
+    }
+    (void)cudaGetLastError(); // in a destructor: an error here is reported elsewhere
+  }
+  PoolStream(const PoolStream&) = delete;
+  PoolStream& operator=(const PoolStream&) = delete;
+
+  cudaStream_t stream() const { return this->Stream; }
+  cudaMemPool_t pool() const { return this->Pool; }
+
+private:
+  bool KeepMemory;
+  cudaMemPool_t Pool = nullptr;
+  std::uint64_t Threshold = 0;
+  cudaStream_t Stream = nullptr;
+};
+
+/// One run: the device made current (and the caller's restored last), its pool and stream.
 class DeviceSession
 {
 public:
   DeviceSession(int device, bool keepMemory)
     : Current(device)
-    , KeepMemory(keepMemory)
+    , Resources(device, keepMemory)
   {
-    EMST_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&this->Pool, device));
-    // Keep freed blocks in the pool during the run: the rounds allocate and free every time.
-    std::uint64_t threshold = ~std::uint64_t(0);
-    EMST_CUDA_CHECK(
-      cudaMemPoolSetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-    EMST_CUDA_CHECK(cudaStreamCreateWithFlags(&this->Stream, cudaStreamNonBlocking));
   }
-  ~DeviceSession()
-  {
-    if (this->Stream)
-    {
-      cudaStreamSynchronize(this->Stream);
-      cudaStreamDestroy(this->Stream);
-    }
-    if (!this->KeepMemory && this->Pool)
-    {
-      cudaMemPoolTrimTo(this->Pool, 0);
-    }
-    (void)cudaGetLastError();
-  }
-  DeviceSession(const DeviceSession&) = delete;
-  DeviceSession& operator=(const DeviceSession&) = delete;
 
-  cudaStream_t stream() const { return this->Stream; }
+  cudaStream_t stream() const { return this->Resources.stream(); }
 
   /// Bytes the run may still take: free device memory plus what the pool holds unused.
   std::size_t available() const
@@ -183,17 +204,15 @@ public:
     std::size_t freeBytes = 0, totalBytes = 0;
     EMST_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
     std::uint64_t reserved = 0, used = 0;
-    EMST_CUDA_CHECK(
-      cudaMemPoolGetAttribute(this->Pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-    EMST_CUDA_CHECK(cudaMemPoolGetAttribute(this->Pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    cudaMemPool_t const pool = this->Resources.pool();
+    EMST_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    EMST_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
     return freeBytes + static_cast<std::size_t>(reserved - used);
   }
 
 private:
-  ScopedDevice Current; // restored last
-  bool KeepMemory;
-  cudaMemPool_t Pool = nullptr;
-  cudaStream_t Stream = nullptr;
+  ScopedDevice Current; // made current first, restored last
+  PoolStream Resources;
 };
 
 /// Bytes of host input to upload: none for device input; the last point needs only `dimension`
@@ -311,29 +330,17 @@ public:
     , Points(points)
   {
     ScopedDevice current(device);
-    // Keep the cuts' temporaries in the pool between cuts (a slider re-cuts many times).
-    EMST_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&this->Pool, device));
-    std::uint64_t threshold = ~std::uint64_t(0);
-    EMST_CUDA_CHECK(
-      cudaMemPoolSetAttribute(this->Pool, cudaMemPoolAttrReleaseThreshold, &threshold));
-    EMST_CUDA_CHECK(cudaStreamCreateWithFlags(&this->Stream, cudaStreamNonBlocking));
-    try
-    {
-      this->Exec = std::make_unique<CudaExec>(this->Stream);
-      this->Edges =
-        std::make_unique<Buffer<EdgeEnds, CudaExec>>(*this->Exec, ends.size());
-      this->Exec->copyToDevice(this->Edges->data(), ends.data(), ends.size() * sizeof(EdgeEnds));
-    }
-    catch (...)
-    {
-      this->release();
-      throw;
-    }
+    this->Resources = std::make_unique<PoolStream>(device, false);
+    this->Exec = std::make_unique<CudaExec>(this->Resources->stream());
+    this->Edges = std::make_unique<Buffer<EdgeEnds, CudaExec>>(*this->Exec, ends.size());
+    this->Exec->copyToDevice(this->Edges->data(), ends.data(), ends.size() * sizeof(EdgeEnds));
   }
   ~CudaCutter() override
   {
     ScopedDevice current(this->Device);
-    this->release();
+    this->Edges.reset();
+    this->Exec.reset();
+    this->Resources.reset();
   }
 
   Clustering cut(std::size_t kept, std::size_t minimumSize, std::int32_t* clusterId,
@@ -342,7 +349,7 @@ public:
     ScopedDevice current(this->Device);
     return translateThrustErrors([&]
     {
-      CudaExec exec(this->Stream);
+      CudaExec exec(this->Resources->stream());
       Clustering result;
       cutTree(exec, this->Edges->data(), this->Points, kept, minimumSize, clusterId, groupSize,
         result);
@@ -351,27 +358,10 @@ public:
   }
 
 private:
-  void release() noexcept
-  {
-    this->Edges.reset();
-    this->Exec.reset();
-    if (this->Stream)
-    {
-      cudaStreamSynchronize(this->Stream);
-      cudaStreamDestroy(this->Stream);
-      this->Stream = nullptr;
-    }
-    if (this->Pool)
-    {
-      cudaMemPoolTrimTo(this->Pool, 0);
-    }
-    (void)cudaGetLastError();
-  }
-
   int Device;
   std::size_t Points;
-  cudaMemPool_t Pool = nullptr;
-  cudaStream_t Stream = nullptr;
+  // Released in reverse order (the edges before the pool and stream), under the cutter's device.
+  std::unique_ptr<PoolStream> Resources;
   std::unique_ptr<CudaExec> Exec;
   std::unique_ptr<Buffer<EdgeEnds, CudaExec>> Edges;
 };
