@@ -395,7 +395,7 @@ private:
           BuildRadixTree<Dim>{keyOfLeaf.data(), static_cast<long long>(leaves), nodes.data(),
             cellOfNode.data(), rangeOfNode.data(), parentOfNode.data(), parentOfLeaf.data()});
       }
-      this->X.fill(visitsOfNode.data(), internal, 0u); // the climbs keep it zero between uses
+      this->X.fill(visitsOfNode.data(), internal, 0u); // one climb: the second arriver goes on
       this->X.forEach(leaves,
         ClimbBoxes<Dim>{recordOfPoint.data(), firstPointOfLeaf.data(), parentOfNode.data(),
           parentOfLeaf.data(), nodes.data(), visitsOfNode.data()});

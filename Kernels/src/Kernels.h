@@ -490,7 +490,7 @@ struct ClimbBoxes
   const Index* parentOfNode;         ///< [L-1]
   const Index* parentOfLeaf;         ///< [L]
   TreeNode<Dim>* nodes;              ///< [L-1]
-  Index* visitsOfNode;               ///< [L-1], zero on entry and on exit
+  Index* visitsOfNode;               ///< [L-1], zero on entry
   EMST_HD void operator()(std::size_t leaf) const
   {
     float lo[Dim], hi[Dim];
@@ -523,7 +523,6 @@ struct ClimbBoxes
       {
         return; // the sibling's thread will carry the union upwards
       }
-      visitsOfNode[node] = 0; // both children seen: ready for the next climb (a later launch)
       for (int a = 0; a < Dim; ++a)
       {
         float const l = loadShared(&n.lo[1 - slot][a]);
@@ -676,7 +675,7 @@ struct Candidate
   Index comp;
 };
 
-/// What a search reads and writes, shared by the per-point and the packet searches: FindMin1
+/// What a search reads and writes (FindNearestForeign's): FindMin1
 /// (the nearest point of another component, under the total order (squared distance, smaller
 /// input index of the two ends, larger one); for one query point that order is (distance, input
 /// index of the candidate)) fused with the first key of FindMin2.
@@ -758,7 +757,7 @@ struct SearchContext
   /// Start at the component's bound: candidates at exactly that distance are still accepted, so
   /// ties with the edge that set the bound are decided by the index order. No bound (+inf)
   /// starts at the largest finite float, above any squared distance in the Frame, so that +inf
-  /// can mark what a lane does not want.
+  /// stays free to mark "no candidate".
   EMST_HD static Candidate start(float radius)
   {
     float const unbounded = bitsFloat(0x7F7FFFFFu);
