@@ -72,6 +72,14 @@ EMST_HD EMST_FORCEINLINE double dadd(double a, double b)
   return a + b;
 #endif
 }
+EMST_HD EMST_FORCEINLINE double dsub(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
 
 EMST_HD EMST_FORCEINLINE std::uint32_t floatBits(float f)
 {
@@ -107,6 +115,47 @@ EMST_HD EMST_FORCEINLINE std::uint64_t doubleBits(double d)
 EMST_HD EMST_FORCEINLINE float floatInfinity()
 {
   return bitsFloat(0x7F800000u);
+}
+
+/// The largest finite float: above every squared distance of the frame.
+EMST_HD EMST_FORCEINLINE float floatLargest()
+{
+  return bitsFloat(0x7F7FFFFFu);
+}
+
+/// The smallest float >= x, for 0 <= x (+inf for x above the largest float).
+EMST_HD EMST_FORCEINLINE float floatAtLeast(double x)
+{
+  float f = static_cast<float>(x); // round to nearest on both backends
+  if (static_cast<double>(f) < x)
+  {
+    f = bitsFloat(floatBits(f) + 1u);
+  }
+  return f;
+}
+
+/// The largest float <= x, for 0 <= x <= the largest float.
+EMST_HD EMST_FORCEINLINE float floatAtMost(double x)
+{
+  float f = static_cast<float>(x);
+  if (static_cast<double>(f) > x)
+  {
+    f = bitsFloat(floatBits(f) - 1u);
+  }
+  return f;
+}
+
+/// The next float below x >= 0 (a negative number for x = 0): for a bound stored as
+/// floatAtLeast(e), e > floatBelow(bound).
+EMST_HD EMST_FORCEINLINE float floatBelow(float x)
+{
+  return x > 0.0f ? bitsFloat(floatBits(x) - 1u) : -1.0f;
+}
+
+/// The next float above x >= 0 (+inf stays +inf).
+EMST_HD EMST_FORCEINLINE float floatAbove(float x)
+{
+  return x < floatInfinity() ? bitsFloat(floatBits(x) + 1u) : x;
 }
 
 EMST_HD EMST_FORCEINLINE int clz64(std::uint64_t x)
@@ -147,6 +196,22 @@ EMST_HD EMST_FORCEINLINE void atomicMinU64(std::uint64_t* address, std::uint64_t
     !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
   {
   }
+#endif
+}
+
+/// Lowers *address to value if value is smaller; returns the value seen before.
+EMST_HD EMST_FORCEINLINE std::uint64_t atomicMinU64Old(std::uint64_t* address, std::uint64_t value)
+{
+#if defined(__CUDA_ARCH__)
+  return atomicMin(
+    reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+#else
+  std::uint64_t seen = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < seen &&
+    !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  {
+  }
+  return seen;
 #endif
 }
 

@@ -184,7 +184,8 @@ private:
     }
     if (extent > 0.0)
     {
-      frame.scale = std::ldexp(1.0, kFrameExponent - std::ilogb(extent));
+      // Capped for extents below 2^-900 (double input only), whose scale would overflow.
+      frame.scale = std::ldexp(1.0, std::min(kFrameExponent - std::ilogb(extent), 960));
     }
     float scaledExtent = 0.0f;
     for (int a = 0; a < Dim; ++a)
@@ -216,7 +217,7 @@ private:
       Counting(v), SharesCode{codeOfSorted.data(), v}));
     if (sharing > 0)
     {
-      this->groupCopies(input, frame, codeOfSorted, pointOfSorted, sharing, lengthBitsOfCopy,
+      this->groupCopies(input, codeOfSorted, pointOfSorted, sharing, lengthBitsOfCopy,
         pairOfCopy, codeOfPoint, inputOfPoint);
     }
     std::size_t const copies = pairOfCopy.size();
@@ -238,7 +239,12 @@ private:
     Buf<Index> edgePoints(this->X, 2 * treeEdges);
     if (m > 1)
     {
-      this->boruvka(input, frame, quantizer, m, codeOfPoint, inputOfPoint, edgePoints, stats);
+      // A frame coordinate is within half an ulp of the largest one (2^(e-24), e = its
+      // exponent) of its exact value: two points' difference within sqrt(Dim) 2^(e-23) < 2^(e-22).
+      double const eta = std::max(std::ldexp(1.0, std::ilogb(scaledExtent) - 22), 0x1p-60);
+      Tolerance const tolerance{eta, static_cast<float>(eta)};
+      this->boruvka(input, frame, tolerance, quantizer, m, codeOfPoint, inputOfPoint, edgePoints,
+        stats);
     }
     codeOfPoint.reset();
 
@@ -290,8 +296,7 @@ private:
   /// smallest input index first, then keeps the first copy of each point and records the
   /// zero-distance edges of the others (to their first copy).
   template <class T>
-  void groupCopies(const InputPoints<T, Dim>& input, const Frame& frame,
-    Buf<std::uint64_t>& codeOfSorted, Buf<Index>& pointOfSorted, std::size_t sharing,
+  void groupCopies(const InputPoints<T, Dim>& input, Buf<std::uint64_t>& codeOfSorted, Buf<Index>& pointOfSorted, std::size_t sharing,
     Buf<std::uint64_t>& lengthBitsOfCopy, Buf<std::uint64_t>& pairOfCopy,
     Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint)
   {
@@ -304,14 +309,14 @@ private:
       Buf<DuplicateKey> keyOfRun(this->X, sharing);
       this->X.forEach(sharing,
         MakeDuplicateKey<T, Dim>{input, slotOfRun.data(), codeOfSorted.data(),
-          pointOfSorted.data(), keyOfRun.data(), frame});
+          pointOfSorted.data(), keyOfRun.data()});
       thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
       this->X.forEach(
         sharing, ScatterDuplicateKey{slotOfRun.data(), keyOfRun.data(), pointOfSorted.data()});
     }
     Buf<Index> headOfSorted(this->X, v);
     this->X.forEach(v, MarkCopies<T, Dim>{input, codeOfSorted.data(), pointOfSorted.data(),
-                         headOfSorted.data(), frame});
+                         headOfSorted.data()});
     thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
       thrust::maximum<Index>());
     std::size_t const copies = static_cast<std::size_t>(
@@ -346,7 +351,7 @@ private:
   /// Builds the cells and the hierarchy, then runs Boruvka rounds until one component is left.
   /// Writes the m-1 tree edges as pairs of distinct-point indices into edgePoints.
   template <class T>
-  void boruvka(const InputPoints<T, Dim>& input, const Frame& frame,
+  void boruvka(const InputPoints<T, Dim>& input, const Frame& frame, const Tolerance& tolerance,
     const Quantizer<Dim>& quantizer, std::size_t m,
     Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint, Buf<Index>& edgePoints,
     Stats& stats)
@@ -371,8 +376,9 @@ private:
     Buf<Index> leafOfPoint(this->X, m);
     this->X.forEach(leaves, LeafOfPoint{firstPointOfLeaf.data(), leafOfPoint.data()});
     Buf<PointRecord> recordOfPoint(this->X, m);
-    this->X.forEach(
-      m, MakeRecords<T, Dim>{input, inputOfPoint.data(), recordOfPoint.data(), frame});
+    Buf<T> exactOfPoint(this->X, m * Dim);
+    this->X.forEach(m, MakeRecords<T, Dim>{input, inputOfPoint.data(), recordOfPoint.data(),
+                         exactOfPoint.data(), frame});
 
     // ---- Hierarchy over the cells ---------------------------------------------------------------
     this->progress(0.18, "tree");
@@ -410,12 +416,12 @@ private:
     Buf<float> boundOfPoint(this->X, m);
     this->X.fill(candidateOfPoint.data(), m, kNone);
     this->X.fill(boundOfPoint.data(), m, 0.0f);
-    // counters[0]: edges emitted; counters[r]: components before round r (counters[1] = m).
+    // counters[0]: edges emitted; counters[r]: components before round r (counters[1] = m);
+    // counters[kTieFlags + r]: round r found equal least keys in a component.
     // Rounds read their component count on the device, so that several rounds are queued
     // without waiting for the host; a round with one component left does nothing.
-    constexpr int kMaxRounds = 62;
-    Buf<std::uint32_t> counters(this->X, kMaxRounds + 2);
-    this->X.fill(counters.data(), kMaxRounds + 2, 0u);
+    Buf<std::uint32_t> counters(this->X, kCounters);
+    this->X.fill(counters.data(), kCounters, 0u);
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
 
     // Component state in one arena with a fixed layout. After the first round every component
@@ -437,7 +443,9 @@ private:
       reinterpret_cast<Index*>(at(0)), reinterpret_cast<Index*>(at(8)),
       reinterpret_cast<Index*>(at(24))};
 
-    RoundArrays const arrays{m, leaves, recordOfPoint.data(), inputOfPoint.data(),
+    RoundArrays<T> const arrays{{exactOfPoint.data(), Dim}, frame.scale, tolerance, m, leaves,
+      recordOfPoint.data(),
+      inputOfPoint.data(),
       firstPointOfLeaf.data(), leafOfPoint.data(), quantizer.scale, parentOfNode.data(),
       parentOfLeaf.data(), nodes.data(), cellOfNode.data(), rangeOfNode.data(),
       labelOfLeaf.data(), runOfLeaf.data(), candidateOfPoint.data(), candidateCompOfPoint.data(),
@@ -488,9 +496,17 @@ private:
     }
   }
 
+  static constexpr int kMaxRounds = 62;
+  static constexpr int kTieFlags = kMaxRounds + 2;             ///< first tie flag in counters
+  static constexpr int kCounters = kTieFlags + kMaxRounds + 1;
+
   /// What the rounds read and write: the run's arrays, fixed once the tree is built.
+  template <class T>
   struct RoundArrays
   {
+    InputPoints<T, Dim> exactOfPoint;
+    double frameScale;
+    Tolerance tolerance;
     std::size_t m;
     std::size_t leaves;
     PointRecord* recordOfPoint;
@@ -517,7 +533,8 @@ private:
   /// One Boruvka round (Qiao & Creput 2021, section 4), queued without any host wait.
   /// counters[round] holds the components before it, counters[round + 1] receives those after;
   /// `known` (the count at the host's last look) bounds it and sizes the per-component launches.
-  void enqueueRound(int round, std::size_t known, const RoundArrays& a)
+  template <class T>
+  void enqueueRound(int round, std::size_t known, const RoundArrays<T>& a)
   {
     bool const singletons = (round == 1);
     ComponentArrays const& comps = singletons ? a.first : a.later;
@@ -535,7 +552,8 @@ private:
     // Relabel, seed the bounds, refresh the subtree labels.
     this->X.forEachUnlessDone(a.leaves, before,
       RelabelLeaves<Dim>{a.recordOfPoint, a.firstPointOfLeaf, a.labelOfLeaf, previousLabels,
-        a.candidateOfPoint, a.candidateCompOfPoint, a.boundOfPoint, comps.boundOfComp});
+        a.candidateOfPoint, a.candidateCompOfPoint, a.boundOfPoint, comps.boundOfComp,
+        a.tolerance});
     if (a.leaves > 1)
     {
       auto runStarts = thrust::make_transform_iterator(Counting(0), LabelRunStart{a.labelOfLeaf});
@@ -547,22 +565,27 @@ private:
     // FindMin1, with the first key of FindMin2.
     bool const bottomUp = searchStart() == SearchStart::BottomUp ||
       (searchStart() == SearchStart::BottomUpFirstRound && singletons);
-    SearchContext<Dim> const ctx{a.recordOfPoint, a.inputOfPoint, a.nodes, a.cellOfNode,
+    SearchContext<T, Dim> const ctx{a.exactOfPoint, a.frameScale, a.tolerance, a.recordOfPoint,
+      a.inputOfPoint, a.nodes, a.cellOfNode,
       a.parentOfNode, a.parentOfLeaf, a.leafOfPoint, a.firstPointOfLeaf,
       static_cast<Index>(a.leaves), a.latticeScale, bottomUp, a.candidateOfPoint,
       a.candidateCompOfPoint, a.boundOfPoint, comps.boundOfComp, comps.firstKeyOfComp};
-    this->X.forEachSearch(a.m, before, FindNearestForeign<Dim>{ctx});
-    // FindMin2, second key.
+    this->X.forEachSearch(a.m, before, FindNearestForeign<T, Dim>{ctx});
+    // FindMin2: the least pair among the least keys, then the point at its end.
     if (!singletons)
     {
-      this->X.forEachUnlessDone(a.m, before,
-        ComponentMinimumSecond{a.recordOfPoint, a.inputOfPoint, a.candidateOfPoint,
-          a.boundOfPoint, comps.firstKeyOfComp, comps.secondKeyOfComp});
+      ComponentMinimumEdge<T, Dim> pass{a.exactOfPoint, a.frameScale, a.recordOfPoint,
+        a.inputOfPoint, a.candidateOfPoint, a.boundOfPoint, comps.firstKeyOfComp,
+        comps.secondKeyOfComp, comps.rootOfComp, a.counters + kTieFlags + round, false};
+      this->X.forEachUnlessDone(a.m, before, pass);
+      pass.settleTies = true;
+      this->X.forEachUnlessDone(a.m, before, pass);
     }
     // Connect and compact.
     this->X.forEachComponent(known, before, HookComponents{a.candidateCompOfPoint, comps});
     this->X.forEachComponent(
-      known, before, RootAndEmit{a.candidateOfPoint, comps, a.edgePoints, a.counters});
+      known, before, RootAndEmit{a.candidateOfPoint, comps, a.edgePoints, a.counters,
+                       static_cast<std::uint32_t>(a.m - 1)});
     this->X.forEachComponent(known, before, FindRoots{comps, after});
     this->X.forEachComponent(known, before, NewLabelOfComponent{comps});
   }

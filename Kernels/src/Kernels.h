@@ -74,6 +74,14 @@ struct InputPoints
       out[a] = 0.0f;
     }
   }
+  /// The point's coordinates in double (unused axes 0).
+  EMST_HD void load(std::size_t i, double* out) const
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      out[a] = a < Dim ? coordinate(i, a) : 0.0;
+    }
+  }
   /// Euclidean length in double, terms added in axis order, no contraction.
   EMST_HD double length(std::size_t i, std::size_t j) const
   {
@@ -84,6 +92,74 @@ struct InputPoints
       s = (a == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
     }
     return sqrt(s);
+  }
+};
+
+/// The key that orders the edges (with the two input indices after it): the squared distance of
+/// the input coordinates, in double, in the frame's scale:
+///   sum over the axes, in order, of ((a - b) * scale)^2, every operation rounded to double.
+/// The scale is a power of two, so this is the squared distance of the input points to double
+/// precision (1e-15 relative), with no overflow or underflow for any finite box; the same bits
+/// on both backends (no contraction).
+template <int Dim>
+EMST_HD EMST_FORCEINLINE double exactKey(const double* a, const double* b, double scale)
+{
+  double s = 0.0;
+  for (int axis = 0; axis < Dim; ++axis)
+  {
+    double const d = dmul(dsub(a[axis], b[axis]), scale);
+    s = axis == 0 ? dmul(d, d) : dadd(s, dmul(d, d));
+  }
+  return s;
+}
+
+/// How the float32 frame distances that the search prunes with relate to the exact keys.
+/// A float coordinate of the frame is within half an ulp of the largest one, 2^(e-24) (M: the
+/// scaled extent, e = ilogb(M)), of the exact shifted coordinate, so the float coordinate
+/// difference c of two points is within sqrt(Dim) 2^(e-23) < 2^(e-22) = eta of the exact
+/// difference t (|t|^2 = key to 2^-50), and the rounded float squared distance d2 (and a box distance, which never exceeds
+/// it) is within a factor (1 +- 8 * 2^-24) of |c|^2 (underflow only lowers it). Hence
+///   ((sqrt(d2) (1 - 2^-20) - eta)+)^2 (1 - 2^-40) <= key <= (sqrt(d2) (1 + 2^-20) + eta)^2 (1 + 2^-40),
+/// and every bound below follows from these two with generous margins: 2^-16, far above the
+/// rounding of the few float operations (each 2^-24, sqrtf correctly rounded) of a window, so the
+/// search's hot path needs no double arithmetic.
+struct Tolerance
+{
+  double eta;  ///< absolute slack in frame units: 2^(ilogb(M) - 22)
+  float etaFloat; ///< the same, as a float (a power of two: exact)
+
+  /// For a key known to lie within `slack` (frame units, on the root) of root^2: `limit`, at least
+  /// the float distance (point or box) of anything whose key can be <= that key (farther is
+  /// pruned), and `sure`, a float distance below which a key is surely smaller (0 for none).
+  EMST_HD EMST_FORCEINLINE void window(float root, float slack, float& limit, float& sure) const
+  {
+    float const hi = fadd(fmul(root, 1.0f + 0x1p-16f), slack);
+    limit = fmul(fmul(hi, hi), 1.0f + 0x1p-16f);
+    float const lo = fsub(fmul(root, 1.0f - 0x1p-16f), slack);
+    sure = lo > 0.0f ? fmul(fmul(lo, lo), 1.0f - 0x1p-16f) : 0.0f;
+  }
+  /// The window of an exact key (+inf: no bound, everything is within and surely smaller).
+  EMST_HD EMST_FORCEINLINE void windowOfKey(double key, float& limit, float& sure) const
+  {
+    if (!(key < floatLargest()))
+    {
+      limit = floatLargest();
+      sure = floatLargest();
+      return;
+    }
+    this->window(sqrtf(static_cast<float>(key)), etaFloat, limit, sure);
+  }
+  /// The window of the unknown key of a pair at float distance d2 (its key lies within eta of
+  /// sqrt(d2)'s bounds above, so twice that, plus margin, around the keys it may be compared with).
+  EMST_HD EMST_FORCEINLINE void windowOfDistance(float d2, float& limit, float& sure) const
+  {
+    this->window(sqrtf(d2), fmul(3.0f, etaFloat), limit, sure);
+  }
+  /// An upper bound (a float) of the key of two points whose float squared distance is d2.
+  EMST_HD EMST_FORCEINLINE float keyAtMost(float d2) const
+  {
+    double const r = dadd(dmul(sqrt(static_cast<double>(d2)), 1.0 + 0x1p-20), eta);
+    return floatAtLeast(dmul(dmul(r, r), 1.0 + 0x1p-40));
   }
 };
 
@@ -203,7 +279,7 @@ struct SharesCode
 struct DuplicateKey
 {
   std::uint64_t code;
-  float x[3];
+  double x[3];  ///< input coordinates: identical means identical in the input
   Index point;
 };
 
@@ -234,14 +310,13 @@ struct MakeDuplicateKey
   const std::uint64_t* code;       ///< [v]
   const Index* pointOfSorted;      ///< [v]
   DuplicateKey* keyOfRun;          ///< [r]
-  Frame frame;
   EMST_HD void operator()(std::size_t r) const
   {
     Index const s = slotOfRun[r];
     DuplicateKey k;
     k.code = code[s];
     k.point = pointOfSorted[s];
-    input.shifted(k.point, frame, k.x);
+    input.load(k.point, k.x);
     keyOfRun[r] = k;
   }
 };
@@ -268,15 +343,14 @@ struct MarkCopies
   const std::uint64_t* code;   ///< [v]
   const Index* pointOfSorted;  ///< [v]
   Index* headOfSorted;         ///< [v]
-  Frame frame;
   EMST_HD void operator()(std::size_t s) const
   {
     bool copy = false;
     if (s > 0 && code[s] == code[s - 1])
     {
-      float a[3], b[3];
-      input.shifted(pointOfSorted[s], frame, a);
-      input.shifted(pointOfSorted[s - 1], frame, b);
+      double a[3], b[3];
+      input.load(pointOfSorted[s], a);
+      input.load(pointOfSorted[s - 1], b);
       copy = a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
     }
     headOfSorted[s] = copy ? 0u : static_cast<Index>(s);
@@ -295,21 +369,28 @@ struct IsLaterCopy
   EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] != s; }
 };
 
-/// recordOfPoint[k]: shifted coordinates of distinct point k; every point starts as its own
-/// component (label k).
+/// recordOfPoint[k]: shifted float coordinates of distinct point k; every point starts as its
+/// own component (label k). exactOfPoint: its input coordinates, in Morton order too, for the
+/// exact keys (read where the records are, not scattered over the input).
 template <class T, int Dim>
 struct MakeRecords
 {
   InputPoints<T, Dim> input;
   const Index* inputOfPoint;   ///< [m]
   PointRecord* recordOfPoint;  ///< [m]
+  T* exactOfPoint;             ///< [m * Dim]
   Frame frame;
   EMST_HD void operator()(std::size_t k) const
   {
+    Index const i = inputOfPoint[k];
     PointRecord r;
-    input.shifted(inputOfPoint[k], frame, r.x);
+    input.shifted(i, frame, r.x);
     r.comp = static_cast<Index>(k);
     recordOfPoint[k] = r;
+    for (int a = 0; a < Dim; ++a)
+    {
+      exactOfPoint[k * Dim + a] = input.data[i * input.stride + a];
+    }
   }
 };
 
@@ -549,8 +630,9 @@ struct ClimbBoxes
 //     foreign points only shrinks, and it was the nearest of a larger set).
 //   candidateCompOfPoint[p]: that candidate's component, relabelled with everything else, so
 //     that validity is checked without touching the candidate's record.
-//   boundOfPoint[p]: squared distance of that last exact answer, or the radius within which the
-//     last search found nothing. Either way a lower bound on p's future answers.
+//   boundOfPoint[p]: a float b with p's future answers' keys > floatBelow(b): floatAtLeast of
+//     the key of the last exact answer (then also an upper bound of that answer's key), or the
+//     float above the radius within which the last search found nothing.
 // =============================================================================================
 
 /// Start of a round, one thread per leaf: moves the leaf's points to their new component labels
@@ -568,10 +650,12 @@ struct RelabelLeaves
   Index* candidateCompOfPoint;        ///< [m]
   const float* boundOfPoint;          ///< [m]
   std::uint32_t* boundOfComp;         ///< [k] float bits, +inf on entry; null in the first round
+  Tolerance tolerance;
 
-  EMST_HD EMST_FORCEINLINE void tighten(Index comp, float d2) const
+  /// `key` (a float) is at least the key of an edge leaving `comp`.
+  EMST_HD EMST_FORCEINLINE void tighten(Index comp, float key) const
   {
-    std::uint32_t const bits = floatBits(d2);
+    std::uint32_t const bits = floatBits(key);
     if (bits < boundOfComp[comp]) // read first: most need no atomic once the bound is low
     {
       atomicMinU32(&boundOfComp[comp], bits);
@@ -605,9 +689,9 @@ struct RelabelLeaves
         // answer of round one is still valid.
         if (k > first && previous.comp != r.comp)
         {
-          float const d2 = distance2<Dim>(previous.x, r.x);
-          this->tighten(r.comp, d2);
-          this->tighten(previous.comp, d2);
+          float const key = tolerance.keyAtMost(distance2<Dim>(previous.x, r.x));
+          this->tighten(r.comp, key);
+          this->tighten(previous.comp, key);
         }
       }
       label = (k == first || label == r.comp) ? r.comp : kMixed;
@@ -658,30 +742,32 @@ struct LabelNodes
   }
 };
 
-/// FindMin2, first key: per component the smallest (distance bits, smaller input index).
-/// The full order needs the larger index too: it does not fit one 64-bit atomic, hence a second
-/// pass over the points that tie on this key (ECL-MST packs keys the same way).
-EMST_HD EMST_FORCEINLINE std::uint64_t componentFirstKey(float d2, Index a, Index b)
-{
-  return (static_cast<std::uint64_t>(floatBits(d2)) << 32) | (a < b ? a : b);
-}
-
-/// Best candidate of one query point under the order (squared distance, input index).
+/// Best candidate of one query point under the order (key, input index). Its exact key is
+/// computed only when a comparison needs it: a candidate whose float distance is surely below
+/// the best's key replaces it unseen. `limit` bounds the float distance (point or box) of
+/// anything that could still win (farther is pruned), `sure` is the float distance below which
+/// a candidate surely wins.
 struct Candidate
 {
-  float distance2;
+  double key;   ///< exact key; negative while unknown (the window then comes from its float distance)
+  float limit;
+  float sure;
   Index point;
   Index input;
   Index comp;
 };
 
-/// What a search reads and writes (FindNearestForeign's): FindMin1
-/// (the nearest point of another component, under the total order (squared distance, smaller
-/// input index of the two ends, larger one); for one query point that order is (distance, input
-/// index of the candidate)) fused with the first key of FindMin2.
-template <int Dim>
+/// What a search reads and writes (FindNearestForeign's): FindMin1 (the nearest point of another
+/// component under the total order (key, smaller input index of the two ends, larger one); for
+/// one query point that order is (key, input index of the candidate)) fused with the first
+/// minimum of FindMin2. The float frame prunes; every candidate that the float distances cannot
+/// rule out is decided by its exact key (Tolerance).
+template <class T, int Dim>
 struct SearchContext
 {
+  InputPoints<T, Dim> exactOfPoint;  ///< [m] input coordinates of the distinct points, in order
+  double frameScale;                 ///< Frame::scale, for the exact keys
+  Tolerance tolerance;
   const PointRecord* recordOfPoint;  ///< [m]
   const Index* inputOfPoint;         ///< [m] input index of each distinct point
   const TreeNode<Dim>* nodes;        ///< [L-1]
@@ -697,16 +783,24 @@ struct SearchContext
   Index* candidateCompOfPoint;       ///< [m]
   float* boundOfPoint;               ///< [m]
   std::uint32_t* boundOfComp;        ///< [k] float bits; null in the first round (no bounds)
-  std::uint64_t* firstKeyOfComp;     ///< [k]; null in the first round (singletons)
+  std::uint64_t* firstKeyOfComp;     ///< [k] double bits of the least key; null in round one
 
-  EMST_HD EMST_FORCEINLINE void offer(Index p, Index comp, float d2, Index candidateInput) const
+  EMST_HD EMST_FORCEINLINE double keyOf(Index a, Index b) const
+  {
+    double x[3], y[3];
+    exactOfPoint.load(a, x);
+    exactOfPoint.load(b, y);
+    return exactKey<Dim>(x, y, frameScale);
+  }
+
+  EMST_HD EMST_FORCEINLINE void offer(Index comp, double key) const
   {
     if (firstKeyOfComp)
     {
-      std::uint64_t const key = componentFirstKey(d2, inputOfPoint[p], candidateInput);
-      if (key < firstKeyOfComp[comp])
+      std::uint64_t const bits = doubleBits(key); // keys are >= 0: bits order like the keys
+      if (bits < firstKeyOfComp[comp])
       {
-        atomicMinU64(&firstKeyOfComp[comp], key);
+        atomicMinU64(&firstKeyOfComp[comp], bits);
       }
     }
   }
@@ -714,14 +808,20 @@ struct SearchContext
   /// True when p must search; otherwise p's state is already final for this round.
   EMST_HD EMST_FORCEINLINE bool needsSearch(Index p, Index comp, float& radius) const
   {
+    radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
+    float const below = floatBelow(boundOfPoint[p]); // p's answers have keys above it
     Index const previous = candidateOfPoint[p];
     if (previous != kNone && candidateCompOfPoint[p] != comp)
     {
-      this->offer(p, comp, boundOfPoint[p], inputOfPoint[previous]); // still the exact answer
+      // Still the exact answer. Only an answer that can reach the component's bound can be its
+      // minimum edge: the others need not even compute their key.
+      if (below < radius)
+      {
+        this->offer(comp, this->keyOf(p, previous));
+      }
       return false;
     }
-    radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
-    if (boundOfPoint[p] > radius)
+    if (below >= radius)
     {
       // Every foreign point is farther than the component's current best edge: this point can
       // neither win nor tie. Its bound stays valid for later rounds.
@@ -731,50 +831,77 @@ struct SearchContext
     return true;
   }
 
-  EMST_HD EMST_FORCEINLINE void finish(Index p, Index comp, const Candidate& best,
-    float radius) const
+  EMST_HD EMST_FORCEINLINE void finish(Index p, Index comp, Candidate& best, float radius) const
   {
     if (best.point == kNone)
     {
       candidateOfPoint[p] = kNone;
-      boundOfPoint[p] = radius; // nothing foreign within the radius
+      boundOfPoint[p] = floatAbove(radius); // no foreign key <= radius
       return;
     }
     candidateOfPoint[p] = best.point;
     candidateCompOfPoint[p] = best.comp;
-    boundOfPoint[p] = best.distance2;
+    this->bestKey(p, best);
+    float const bound = floatAtLeast(best.key);
+    boundOfPoint[p] = bound;
     if (boundOfComp)
     {
-      std::uint32_t const bits = floatBits(best.distance2);
+      std::uint32_t const bits = floatBits(bound);
       if (bits < boundOfComp[comp])
       {
         atomicMinU32(&boundOfComp[comp], bits);
       }
     }
-    this->offer(p, comp, best.distance2, best.input);
+    this->offer(comp, best.key);
   }
 
-  /// Start at the component's bound: candidates at exactly that distance are still accepted, so
-  /// ties with the edge that set the bound are decided by the index order. No bound (+inf)
-  /// starts at the largest finite float, above any squared distance in the Frame, so that +inf
-  /// stays free to mark "no candidate".
-  EMST_HD static Candidate start(float radius)
+  /// Start at the component's bound: candidates whose key is exactly that are still accepted,
+  /// so ties with the edge that set the bound are decided by the index order.
+  EMST_HD EMST_FORCEINLINE Candidate start(float radius) const
   {
-    float const unbounded = bitsFloat(0x7F7FFFFFu);
-    return Candidate{radius < unbounded ? radius : unbounded, kNone, kNone, kNone};
+    Candidate best{static_cast<double>(radius), 0.0f, 0.0f, kNone, kNone, kNone};
+    tolerance.windowOfKey(best.key, best.limit, best.sure);
+    return best;
   }
 
-  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const float* q, Index comp,
-    Candidate& best) const
+  /// The best's exact key (computed once, when first needed).
+  EMST_HD EMST_FORCEINLINE double bestKey(Index p, Candidate& best) const
+  {
+    if (best.key < 0.0)
+    {
+      best.key = this->keyOf(p, best.point);
+    }
+    return best.key;
+  }
+
+  /// Query point p (record coordinates q) against candidate k. The exact coordinates are read
+  /// only here, when the float distances cannot decide (rare), not held through the search.
+  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const float* q, Index p,
+    Index comp, Candidate& best) const
   {
     if (r.comp == comp)
     {
       return;
     }
     float const d2 = distance2<Dim>(q, r.x);
-    if (d2 < best.distance2 || (d2 == best.distance2 && inputOfPoint[k] < best.input))
+    if (d2 > best.limit)
     {
-      best = Candidate{d2, k, inputOfPoint[k], r.comp};
+      return; // its key exceeds the best's
+    }
+    Index const in = inputOfPoint[k];
+    if (d2 < best.sure)
+    {
+      // Surely a smaller key: take it without computing either key.
+      best = Candidate{-1.0, 0.0f, 0.0f, k, in, r.comp};
+      tolerance.windowOfDistance(d2, best.limit, best.sure);
+      return;
+    }
+    double const key = this->keyOf(p, k);
+    double const current = best.point == kNone ? best.key : this->bestKey(p, best);
+    if (key < current || (key == current && in < best.input))
+    {
+      best = Candidate{key, 0.0f, 0.0f, k, in, r.comp};
+      tolerance.windowOfKey(key, best.limit, best.sure);
     }
   }
 };
@@ -784,31 +911,31 @@ struct SearchContext
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
 /// subtree, until the ball of the current best lies inside the Morton cell of the subtree
 /// searched so far: every point outside it is then farther.
-template <int Dim>
+template <class T, int Dim>
 struct FindNearestForeign
 {
-  SearchContext<Dim> ctx;
+  SearchContext<T, Dim> ctx;
 
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index comp,
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index p, Index comp,
     Candidate& best) const
   {
     Index const end = ctx.firstPointOfLeaf[leaf + 1];
     for (Index k = ctx.firstPointOfLeaf[leaf]; k < end; ++k)
     {
-      ctx.consider(ctx.recordOfPoint[k], k, q, comp, best);
+      ctx.consider(ctx.recordOfPoint[k], k, q, p, comp, best);
     }
   }
 
-  /// True when every point outside the cell is farther from q than sqrt(best2). In lattice
+  /// True when every point outside the cell is farther from q than sqrt(limit). In lattice
   /// units, in double: a point outside has a lattice coordinate out of [lo, hi), and its
   /// coordinate differs from lattice*scale by the float rounding of that product, at most
   /// 2^-24 relative; the 2^-23 factors cover it twice over. The cube's outer faces need no test.
-  EMST_HD bool ballInside(std::uint64_t cell, const float* q, float best2) const
+  EMST_HD bool ballInside(std::uint64_t cell, const float* q, float limit) const
   {
     std::uint64_t lo[Dim], hi[Dim];
     MortonCell<Dim>::decode(cell, lo, hi);
     double const scale = ctx.latticeScale;
-    double const radius = sqrt(static_cast<double>(best2)) * scale * (1.0 + 0x1p-30);
+    double const radius = sqrt(static_cast<double>(limit)) * scale * (1.0 + 0x1p-30);
     double const top = static_cast<double>(std::uint64_t(1) << MortonCell<Dim>::kBits);
     for (int a = 0; a < Dim; ++a)
     {
@@ -828,7 +955,7 @@ struct FindNearestForeign
   }
 
   /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit).
-  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const float* q, Index comp,
+  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const float* q, Index p, Index comp,
     Candidate& best) const
   {
     // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
@@ -840,7 +967,7 @@ struct FindNearestForeign
     {
       if (next & kLeafBit)
       {
-        this->scanLeaf(next & ~kLeafBit, q, comp, best);
+        this->scanLeaf(next & ~kLeafBit, q, p, comp, best);
         next = kNone;
       }
       else
@@ -850,8 +977,8 @@ struct FindNearestForeign
           n.label[0] != comp ? boxDistance2<Dim>(q, n.lo[0], n.hi[0]) : floatInfinity();
         float const d1 =
           n.label[1] != comp ? boxDistance2<Dim>(q, n.lo[1], n.hi[1]) : floatInfinity();
-        bool const go0 = d0 <= best.distance2;
-        bool const go1 = d1 <= best.distance2;
+        bool const go0 = d0 <= best.limit;
+        bool const go1 = d1 <= best.limit;
         if (go0 && go1)
         {
           bool const nearFirst = d0 <= d1;
@@ -868,7 +995,7 @@ struct FindNearestForeign
       while (next == kNone && top > 0)
       {
         --top;
-        next = stackDistance[top] <= best.distance2 ? stackNode[top] : kNone;
+        next = stackDistance[top] <= best.limit ? stackNode[top] : kNone;
       }
       if (next == kNone)
       {
@@ -887,15 +1014,15 @@ struct FindNearestForeign
     {
       return;
     }
-    Candidate best = SearchContext<Dim>::start(radius);
+    Candidate best = ctx.start(radius);
     if (!ctx.bottomUp)
     {
-      this->searchSubtree(ctx.leaves > 1 ? 0u : kLeafBit, self.x, comp, best);
+      this->searchSubtree(ctx.leaves > 1 ? 0u : kLeafBit, self.x, p, comp, best);
       ctx.finish(p, comp, best, radius);
       return;
     }
     Index const leaf = ctx.leafOfPoint[p];
-    this->scanLeaf(leaf, self.x, comp, best);
+    this->scanLeaf(leaf, self.x, p, comp, best);
     if (ctx.leaves > 1)
     {
       for (Index up = ctx.parentOfLeaf[leaf];;)
@@ -904,12 +1031,12 @@ struct FindNearestForeign
         int const sibling = (up & kSlotBit) ? 0 : 1;
         TreeNode<Dim> const& n = ctx.nodes[node];
         if (n.label[sibling] != comp &&
-          boxDistance2<Dim>(self.x, n.lo[sibling], n.hi[sibling]) <= best.distance2)
+          boxDistance2<Dim>(self.x, n.lo[sibling], n.hi[sibling]) <= best.limit)
         {
-          this->searchSubtree(n.child[sibling], self.x, comp, best);
+          this->searchSubtree(n.child[sibling], self.x, p, comp, best);
         }
         up = ctx.parentOfNode[node];
-        if (up == kNone || this->ballInside(ctx.cellOfNode[node], self.x, best.distance2))
+        if (up == kNone || this->ballInside(ctx.cellOfNode[node], self.x, best.limit))
         {
           break;
         }
@@ -919,19 +1046,33 @@ struct FindNearestForeign
   }
 };
 
-/// FindMin2, second key: among the points that tie on the first key, the smallest
-/// (larger input index, point). The edge is then unique, and the low word names its point in
-/// this component: the winner.
-struct ComponentMinimumSecond
+/// FindMin2 after the search, which left each component's least key in firstKeyOfComp. Over
+/// the points whose answer has that key, the first pass takes the least
+/// (smaller input index << 32 | larger one), which names the component's minimum edge under
+/// the total order, and each such point writes itself as its component's winner: right when it
+/// is the only one, which is the rule (a second one sets the round's tie flag). Only then does
+/// the second pass run, and rewrite each winner as the point at the end of the least pair.
+/// A point's float bound rules most points out before any key is computed.
+template <class T, int Dim>
+struct ComponentMinimumEdge
 {
+  InputPoints<T, Dim> exactOfPoint;     ///< [m]
+  double frameScale;
   const PointRecord* recordOfPoint;     ///< [m]
   const Index* inputOfPoint;            ///< [m]
   const Index* candidateOfPoint;        ///< [m]
   const float* boundOfPoint;            ///< [m]
   const std::uint64_t* firstKeyOfComp;  ///< [k]
-  std::uint64_t* secondKeyOfComp;       ///< [k], kNoKey on entry
+  std::uint64_t* secondKeyOfComp;       ///< [k], kNoKey on entry of the first pass
+  Index* winnerOfComp;                  ///< [k]
+  std::uint32_t* tie;                   ///< [1] the round's tie flag, 0 on entry
+  bool settleTies;                      ///< the second pass
   EMST_HD void operator()(std::size_t p) const
   {
+    if (settleTies && loadShared(tie) == 0u)
+    {
+      return;
+    }
     Index const q = candidateOfPoint[p];
     if (q == kNone)
     {
@@ -939,18 +1080,34 @@ struct ComponentMinimumSecond
     }
     Index const c = recordOfPoint[p].comp;
     std::uint64_t const first = firstKeyOfComp[c];
-    if (static_cast<std::uint32_t>(first >> 32) != floatBits(boundOfPoint[p]))
+    double key;
+    std::memcpy(&key, &first, sizeof key);
+    if (floatBits(floatAtLeast(key)) != floatBits(boundOfPoint[p]))
     {
-      return; // cheap reject before loading the indices
+      return; // p's key is another: its bound would be another float
     }
     Index const a = inputOfPoint[p];
     Index const b = inputOfPoint[q];
-    if (componentFirstKey(boundOfPoint[p], a, b) != first)
+    double x[3], y[3];
+    exactOfPoint.load(p, x);
+    exactOfPoint.load(q, y);
+    if (doubleBits(exactKey<Dim>(x, y, frameScale)) != first)
     {
       return;
     }
-    std::uint64_t const k = (static_cast<std::uint64_t>(a > b ? a : b) << 32) | p;
-    atomicMinU64(&secondKeyOfComp[c], k);
+    std::uint64_t const pair = (static_cast<std::uint64_t>(a < b ? a : b) << 32) | (a < b ? b : a);
+    if (!settleTies)
+    {
+      if (atomicMinU64Old(&secondKeyOfComp[c], pair) != kNoKey)
+      {
+        storeShared(tie, 1u);
+      }
+      winnerOfComp[c] = static_cast<Index>(p);
+    }
+    else if (pair == secondKeyOfComp[c])
+    {
+      winnerOfComp[c] = static_cast<Index>(p); // one point: the edge has one end in c
+    }
   }
 };
 
@@ -962,14 +1119,14 @@ struct ComponentArrays
   std::uint64_t* secondKeyOfComp;  ///< [k]
   std::uint32_t* boundOfComp;      ///< [k]
   Index* hookOfComp;               ///< [k]
-  Index* rootOfComp;               ///< [k]
+  Index* rootOfComp;               ///< [k], also the winners until FindRoots overwrites them
   Index* newIdOfComp;              ///< [k] dense new label, written for roots only
   Index* newLabelOfComp;           ///< [k] new label of every component
 
   /// The point of component c whose edge is c's minimum outgoing edge.
   EMST_HD Index winner(Index c) const
   {
-    return secondKeyOfComp ? static_cast<Index>(secondKeyOfComp[c] & 0xFFFFFFFFu) : c;
+    return secondKeyOfComp ? rootOfComp[c] : c;
   }
 };
 
@@ -1008,6 +1165,7 @@ struct RootAndEmit
   ComponentArrays comps;
   Index* edgePoints;              ///< [2*(m-1)]: (winner, candidate) pairs, in any order
   std::uint32_t* edgeCount;       ///< [1]
+  std::uint32_t edgeCapacity;     ///< m-1: more edges would be a bug, caught by the count check
   EMST_HD void operator()(std::size_t index) const
   {
     Index const c = static_cast<Index>(index);
@@ -1025,8 +1183,11 @@ struct RootAndEmit
       return;
     }
     std::uint32_t const slot = takeSlot(edgeCount);
-    edgePoints[2 * slot] = p;
-    edgePoints[2 * slot + 1] = candidateOfPoint[p];
+    if (slot < edgeCapacity)
+    {
+      edgePoints[2 * slot] = p;
+      edgePoints[2 * slot + 1] = candidateOfPoint[p];
+    }
   }
 };
 

@@ -93,17 +93,17 @@ double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j)
   return std::sqrt(sum);
 }
 
-float ShiftedCloud::d2(std::size_t i, std::size_t j) const
+double ShiftedCloud::key(std::size_t i, std::size_t j) const
 {
-  const float* a = &this->coords[3 * i];
-  const float* b = &this->coords[3 * j];
-  const float dx = a[0] - b[0];
-  const float dy = a[1] - b[1];
-  float sum = dx * dx;
+  const double* a = &this->coords[3 * i];
+  const double* b = &this->coords[3 * j];
+  const double dx = (a[0] - b[0]) * this->scale;
+  const double dy = (a[1] - b[1]) * this->scale;
+  double sum = dx * dx;
   sum = sum + dy * dy;
   if (this->dimension == 3)
   {
-    const float dz = a[2] - b[2];
+    const double dz = (a[2] - b[2]) * this->scale;
     sum = sum + dz * dz;
   }
   return sum;
@@ -113,7 +113,7 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
 {
   ShiftedCloud s;
   s.dimension = cloud.dimension;
-  s.coords.assign(3 * cloud.count, 0.0f);
+  s.coords.assign(3 * cloud.count, 0.0);
   s.finite.assign(cloud.count, 0);
   for (int a = 0; a < 3; ++a)
   {
@@ -131,8 +131,9 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
       }
     }
   }
-  // s = 2^(62 - ilogb(E)) brings the largest extent E = max(hi - lo) (double) into [2^62, 2^63);
-  // s = 1 when E = 0. Exact, so it keeps the order of the shifted coordinates.
+  // s = 2^(62 - ilogb(E)) brings the largest extent E = max(hi - lo) (double) into [2^62, 2^63)
+  // (capped at 2^960 for tiny extents); s = 1 when E = 0. A power of two: the keys are the
+  // squared distances, scaled exactly.
   if (s.validPoints > 0)
   {
     double hi[3] = { -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
@@ -151,7 +152,7 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
     }
     if (extent > 0.0 && std::isfinite(extent))
     {
-      s.scale = std::ldexp(1.0, 62 - std::ilogb(extent));
+      s.scale = std::ldexp(1.0, std::min(62 - std::ilogb(extent), 960));
     }
   }
   for (std::size_t k = 0; k < cloud.count; ++k)
@@ -160,7 +161,7 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
     {
       for (int a = 0; a < cloud.dimension; ++a)
       {
-        s.coords[3 * k + a] = static_cast<float>((cloud.at(k, a) - s.lo[a]) * s.scale);
+        s.coords[3 * k + a] = cloud.at(k, a);
       }
     }
   }
@@ -283,12 +284,12 @@ ReferenceTree contractMst(const Cloud& cloud)
   {
     return tree;
   }
-  // Prim under the strict total order (d2, min index, max index): with all edges distinct under
+  // Prim under the strict total order (key, min index, max index): with all edges distinct under
   // it, the MST is unique and every correct algorithm finds this one.
   const std::size_t m = finite.size();
   struct Key
   {
-    float d2;
+    double d2;
     std::uint32_t lo, hi;
     bool operator<(const Key& o) const
     {
@@ -303,28 +304,17 @@ ReferenceTree contractMst(const Cloud& cloud)
       return hi < o.hi;
     }
   };
-  const Key none{ std::numeric_limits<float>::infinity(), std::numeric_limits<std::uint32_t>::max(),
+  const Key none{ std::numeric_limits<double>::infinity(), std::numeric_limits<std::uint32_t>::max(),
     std::numeric_limits<std::uint32_t>::max() };
   std::vector<Key> best(m, none);
   std::vector<char> inTree(m, 0);
   std::vector<char> haveBest(m, 0);
-  // Contiguous shifted coordinates of the finite points; d2 computed exactly as ShiftedCloud::d2.
-  std::vector<float> xyz(3 * m);
-  for (std::size_t v = 0; v < m; ++v)
-  {
-    for (int a = 0; a < 3; ++a)
-    {
-      xyz[3 * v + a] = s.coords[3 * finite[v] + a];
-    }
-  }
-  const bool threeD = cloud.dimension == 3;
   std::size_t current = 0;
   inTree[0] = 1;
   for (std::size_t added = 1; added < m; ++added)
   {
     std::size_t next = m;
     const std::uint32_t c = finite[current];
-    const float cx = xyz[3 * current], cy = xyz[3 * current + 1], cz = xyz[3 * current + 2];
     for (std::size_t v = 0; v < m; ++v)
     {
       if (inTree[v])
@@ -332,16 +322,7 @@ ReferenceTree contractMst(const Cloud& cloud)
         continue;
       }
       const std::uint32_t w = finite[v];
-      const float dx = cx - xyz[3 * v];
-      const float dy = cy - xyz[3 * v + 1];
-      float d2 = dx * dx;
-      d2 = d2 + dy * dy;
-      if (threeD)
-      {
-        const float dz = cz - xyz[3 * v + 2];
-        d2 = d2 + dz * dz;
-      }
-      const Key candidate{ d2, std::min(c, w), std::max(c, w) };
+      const Key candidate{ s.key(c, w), std::min(c, w), std::max(c, w) };
       if (!haveBest[v] || candidate < best[v])
       {
         best[v] = candidate;
@@ -398,8 +379,8 @@ testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
         std::ostringstream k;
         if (e.i < cloud->count && e.j < cloud->count)
         {
-          k.precision(9);
-          k << "d2=" << s.d2(e.i, e.j);
+          k.precision(17);
+          k << "key=" << s.key(e.i, e.j);
         }
         else
         {

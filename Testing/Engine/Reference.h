@@ -6,11 +6,11 @@
 // (a) primDouble: brute-force O(n^2) Prim over the finite points, distances in double. Its tree
 //     is "an" EMST (ties broken arbitrarily): use it for weights.
 // (b) contractMst: the exact tree that Emst.h promises. The engine orders candidate edges totally
-//     by (d2, min(i,j), max(i,j)) where d2 is the float32 squared distance of the coordinates
-//     c' = (float)(((double)c - lo) * s), lo = the per-axis minimum over the finite points,
-//     s = 2^(62 - ilogb(E)) with E = the largest extent max(hi - lo) in double (s = 1 if E = 0),
-//     d2 = (dx*dx + dy*dy) + dz*dz with every operation rounded to float (this file is compiled
-//     with -ffp-contract=off). Under a strict total order the MST is unique, so a Prim with the
+//     by (key, min(i,j), max(i,j)) where key is the squared distance of the input coordinates in
+//     double, in a power-of-two scale: key = (dx*dx + dy*dy) + dz*dz with d = (a - b) * s, every
+//     operation rounded to double (this file is compiled with -ffp-contract=off),
+//     s = 2^min(62 - ilogb(E), 960) with E = the largest extent max(hi - lo) over the finite
+//     points (s = 1 if E = 0). Under a strict total order the MST is unique, so a Prim with the
 //     same order yields it; its edges are then listed by (length, i, j), length = the double
 //     distance of the input coordinates. The engine's list must match it bit for bit.
 #pragma once
@@ -34,17 +34,17 @@ struct ReferenceTree
 /// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length).
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
 
-/// Float32 squared distance of the shifted and scaled coordinates (the engine's comparison key),
-/// and the frame used (per-axis minimum over the finite points, power-of-two scale).
+/// The engine's comparison key of two points, and the frame it is computed in (per-axis minimum
+/// over the finite points, power-of-two scale).
 struct ShiftedCloud
 {
-  std::vector<float> coords; // count * 3, unused axes 0
+  std::vector<double> coords; // count * 3 input coordinates, unused axes 0
   std::vector<char> finite;
   std::size_t validPoints = 0;
   double lo[3] = { 0.0, 0.0, 0.0 };
-  double scale = 1.0; ///< 2^(62 - ilogb(largest extent)), 1 for a zero extent
+  double scale = 1.0; ///< 2^min(62 - ilogb(largest extent), 960), 1 for a zero extent
   int dimension = 3;
-  float d2(std::size_t i, std::size_t j) const;
+  double key(std::size_t i, std::size_t j) const;
 };
 ShiftedCloud shiftCloud(const Cloud& cloud);
 

@@ -172,7 +172,7 @@ bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst
   }
   if (check.checkCycleProperty)
   {
-    expectTrue(cycleProperty(cloud, result.edges, 1e-6), "cycle property");
+    expectTrue(cycleProperty(cloud, result.edges, 1e-12), "cycle property");
   }
 
   const emst::Stats& s = result.stats;

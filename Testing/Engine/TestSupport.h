@@ -77,7 +77,7 @@ struct CheckOptions
 {
   bool checkDoubleWeight = true;
   bool checkCycleProperty = false;
-  double relative = 1e-6;
+  double relative = 1e-12; ///< the tree is exact: only the order of the sum differs
   long expectedDuplicates = -1; ///< -1: not checked
 };
 bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst::Backend backend,

@@ -145,19 +145,18 @@ struct Result
 /// Backend::Auto turns OutOfMemory and DeviceError of the GPU into a run on the CPU, with a
 /// message.
 ///
-/// "Exact" means: the edge set is the minimum spanning tree under the order below, computed in
-/// float32 on coordinates relative to the bounding box. Its total length (in double) matches the
-/// true EMST to float32 precision of the box (about 1e-7 relative for ordinary clouds); two
-/// clusters far apart relative to their own size lose resolution like any float32 code would.
+/// "Exact" means: the edge set is the minimum spanning tree under the order below, whose key is
+/// the squared distance of the input coordinates in double precision: the EMST of the points
+/// as given, to double rounding (1e-15 relative), whatever their offset, range or density.
 ///
-/// The tree is the unique MST under the total order (d2, min(i, j), max(i, j)) on edges, where
-/// d2 is the squared distance in float32 of the engine's coordinates:
-///   c' = (float)(((double)c - lo) * s),
-/// lo the smallest finite coordinate on that axis, s = 2^(62-e) the power of two that brings
-/// the largest extent E = max(hi - lo) (in double) into [2^62, 2^63) (e = ilogb(E); s = 1 when
-/// E = 0), and d2 = ((dx*dx + dy*dy) + dz*dz), every operation rounded to float (no FMA).
-/// The scaling is exact, so the order is that of the shifted coordinates, and the squares
-/// neither overflow nor underflow for any input range.
+/// The tree is the unique MST under the total order (key, min(i, j), max(i, j)) on edges, where
+///   key = ((dx*dx + dy*dy) + dz*dz) with d = ((double)a - (double)b) * s,
+/// every operation rounded to double (no FMA), a and b the two points' coordinates on that axis
+/// and s = 2^min(62-e, 960) a power of two from the largest extent E = max(hi - lo) over the
+/// finite points (e = ilogb(E); s = 1 when E = 0). The scaling is exact, so the order is that of
+/// the squared distances, and the squares neither overflow nor underflow for any input range.
+/// (The search prunes with float32 distances of coordinates shifted to the bounding box, with
+/// bounds on their rounding wide enough that the keys alone decide.)
 /// It does not depend on the backend, the thread count or the run.
 /// Throws emst::Error.
 Result computeEmst(const PointCloudView& points, const Options& options = {});
