@@ -134,17 +134,6 @@ EMST_HD EMST_FORCEINLINE float floatAtLeast(double x)
   return f;
 }
 
-/// The largest float <= x, for 0 <= x <= the largest float.
-EMST_HD EMST_FORCEINLINE float floatAtMost(double x)
-{
-  float f = static_cast<float>(x);
-  if (static_cast<double>(f) > x)
-  {
-    f = bitsFloat(floatBits(f) - 1u);
-  }
-  return f;
-}
-
 /// The next float below x >= 0 (a negative number for x = 0): for a bound stored as
 /// floatAtLeast(e), e > floatBelow(bound).
 EMST_HD EMST_FORCEINLINE float floatBelow(float x)

@@ -241,8 +241,7 @@ private:
     {
       // A frame coordinate is within half an ulp of the largest one (2^(e-24), e = its
       // exponent) of its exact value: two points' difference within sqrt(Dim) 2^(e-23) < 2^(e-22).
-      double const eta = std::max(std::ldexp(1.0, std::ilogb(scaledExtent) - 22), 0x1p-60);
-      Tolerance const tolerance{eta, static_cast<float>(eta)};
+      Tolerance const tolerance{std::max(std::ldexp(1.0f, std::ilogb(scaledExtent) - 22), 0x1p-60f)};
       this->boruvka(input, frame, tolerance, quantizer, m, codeOfPoint, inputOfPoint, edgePoints,
         stats);
     }

@@ -125,8 +125,7 @@ EMST_HD EMST_FORCEINLINE double exactKey(const double* a, const double* b, doubl
 /// search's hot path needs no double arithmetic.
 struct Tolerance
 {
-  double eta;  ///< absolute slack in frame units: 2^(ilogb(M) - 22)
-  float etaFloat; ///< the same, as a float (a power of two: exact)
+  float eta;  ///< absolute slack in frame units: 2^(ilogb(M) - 22)
 
   /// For a key known to lie within `slack` (frame units, on the root) of root^2: `limit`, at least
   /// the float distance (point or box) of anything whose key can be <= that key (farther is
@@ -147,19 +146,21 @@ struct Tolerance
       sure = floatLargest();
       return;
     }
-    this->window(sqrtf(static_cast<float>(key)), etaFloat, limit, sure);
+    this->window(sqrtf(static_cast<float>(key)), eta, limit, sure);
   }
   /// The window of the unknown key of a pair at float distance d2 (its key lies within eta of
   /// sqrt(d2)'s bounds above, so twice that, plus margin, around the keys it may be compared with).
   EMST_HD EMST_FORCEINLINE void windowOfDistance(float d2, float& limit, float& sure) const
   {
-    this->window(sqrtf(d2), fmul(3.0f, etaFloat), limit, sure);
+    this->window(sqrtf(d2), fmul(3.0f, eta), limit, sure);
   }
-  /// An upper bound (a float) of the key of two points whose float squared distance is d2.
+  /// An upper bound (a float) of the key of two points whose float squared distance is d2: the
+  /// upper bound above, which is the limit of a window of slack eta around sqrt(d2).
   EMST_HD EMST_FORCEINLINE float keyAtMost(float d2) const
   {
-    double const r = dadd(dmul(sqrt(static_cast<double>(d2)), 1.0 + 0x1p-20), eta);
-    return floatAtLeast(dmul(dmul(r, r), 1.0 + 0x1p-40));
+    float limit, sure;
+    this->window(sqrtf(d2), eta, limit, sure);
+    return limit;
   }
 };
 
