@@ -237,38 +237,46 @@ append_csv() {
   rm -f "$1"
 }
 
-# run_cut FILE: the cut rows of one set (emst_benchmark --cut) -> $cut_rows, $cut_csv.tmp
-run_cut() {
-  local file=$1 name left limit status part
+# run_set tree|cut FILE: the rows of one set (emst_benchmark, or emst_benchmark --cut) ->
+# $rows and $csv.tmp, or $cut_rows and $cut_csv.tmp; a failure or a skip still leaves a row.
+run_set() {
+  local what=$1 file=$2 name left limit status part out table pad end tag
+  local args=()
   name=$(basename "$file" .f32)
+  if [ "$what" = cut ]; then
+    out=$cut_rows; table=$cut_csv.tmp; pad="| | | | | | | | | | | | | | | | | |"; end="|"
+    tag="cut "; args=(--cut)
+  else
+    out=$rows; table=$csv.tmp; pad="| | | | | | | | | | | | | | |"; end="| |"; tag=""
+  fi
   left=$(time_left)
   if [ "$left" -lt 30 ]; then
-    note "$name: cut skipped (time budget)"
-    echo "| $name | | | | | | | | | | | | | | | | | | skipped: time budget |" >>"$cut_rows"
+    note "$name: ${tag}skipped (time budget)"
+    echo "| $name $pad skipped: time budget $end" >>"$out"
     return
   fi
   limit=$per_set_timeout
   [ "$left" -lt "$limit" ] && limit=$((left - 10))
-  say "$name: cut (limit ${limit}s)"
-  part="$data/.cut-part.$$.csv"
+  say "$name: ${tag:-running }(limit ${limit}s)"
+  part="$data/.part.$$.csv"
   rm -f "$part"
-  run_limited "$limit" "$cut_rows.one" "$bench" --cut --backend "$backend" --repeat "$repeat" \
+  run_limited "$limit" "$out.one" "$bench" "${args[@]}" --backend "$backend" --repeat "$repeat" \
     --threads "$threads" --reference "$reference" --no-header --csv "$part" "$file"
   status=$?
-  tee -a "$log" <"$cut_rows.one" >>"$cut_rows"
+  tee -a "$log" <"$out.one" >>"$out"
   if [ $status -ne 0 ]; then
     failures=$((failures + 1))
     case $status in
-      124|137) note "$name: cut timed out after ${limit}s" ;;
-      1) note "$name: cut failed or did not match its checks (see the rows)" ;;
-      *) note "$name: emst_benchmark --cut exited with status $status" ;;
+      124|137) note "$name: ${tag}timed out after ${limit}s" ;;
+      1) note "$name: ${tag}failed or did not match its checks (see the rows)" ;;
+      *) note "$name: emst_benchmark ${args[*]} exited with status $status" ;;
     esac
-    if [ ! -s "$cut_rows.one" ]; then
-      echo "| $name | | | | | | | | | | | | | | | | | | FAILED: exit status $status (see benchmark.log) |" >>"$cut_rows"
+    if [ ! -s "$out.one" ]; then
+      echo "| $name $pad FAILED: exit status $status (see benchmark.log) $end" >>"$out"
     fi
   fi
-  rm -f "$cut_rows.one"
-  append_csv "$part" "$cut_csv.tmp"
+  rm -f "$out.one"
+  append_csv "$part" "$table"
 }
 
 wants_cut() { # NAME: a data set, or one of the cut's synthetic sets
@@ -278,41 +286,9 @@ wants_cut() { # NAME: a data set, or one of the cut's synthetic sets
 }
 
 for file in "${sets[@]}"; do
-  name=$(basename "$file" .f32)
-  if [ $cut_only = 1 ]; then
-    wants_cut "$name" && run_cut "$file"
-    continue
-  fi
-  left=$(time_left)
-  if [ "$left" -lt 30 ]; then
-    note "$name: skipped (time budget)"
-    echo "| $name | | | | | | | | | | | | | | | skipped: time budget | |" >>"$rows"
-    continue
-  fi
-  limit=$per_set_timeout
-  [ "$left" -lt "$limit" ] && limit=$((left - 10))
-  say "$name: running (limit ${limit}s)"
-  part="$data/.part.$$.csv"
-  rm -f "$part"
-  run_limited "$limit" "$rows.one" "$bench" --backend "$backend" --repeat "$repeat" --threads "$threads" \
-    --reference "$reference" --no-header --csv "$part" "$file"
-  status=$?
-  tee -a "$log" <"$rows.one" >>"$rows"
-  if [ $status -ne 0 ]; then
-    failures=$((failures + 1))
-    case $status in
-      124|137) note "$name: timed out after ${limit}s" ;;
-      1) note "$name: failed or reference mismatch (see the row)" ;;
-      *) note "$name: emst_benchmark exited with status $status" ;;
-    esac
-    if [ ! -s "$rows.one" ]; then
-      echo "| $name | | | | | | | | | | | | | | | FAILED: exit status $status (see benchmark.log) | |" >>"$rows"
-    fi
-  fi
-  append_csv "$part" "$csv.tmp"
-  wants_cut "$name" && run_cut "$file"
+  [ $cut_only = 1 ] || run_set tree "$file"
+  wants_cut "$(basename "$file" .f32)" && run_set cut "$file"
 done
-rm -f "$rows.one"
 if [ $cut_only = 1 ]; then
   rm -f "$csv.tmp"
 else
