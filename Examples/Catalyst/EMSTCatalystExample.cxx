@@ -5,7 +5,7 @@
 // (emst_pipeline.py) computes their Euclidean minimum spanning tree and single-linkage clusters
 // in situ and writes extracts.
 //
-//   emst_catalyst_example --script Plugin/Catalyst/emst_pipeline.py [--steps 5]
+//   emst_catalyst_example --script Examples/Catalyst/emst_pipeline.py [--steps 5]
 //       [--particles 20000] [--empty-rank R] [--write-points DIR]
 //   mpiexec -np 2 emst_catalyst_example --script ...
 //

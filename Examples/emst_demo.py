@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The main job: the EMST of a point cloud, written to a .vtp and rendered to a PNG.
 
-    xvfb-run -a pvpython Plugin/Examples/emst_demo.py --plugin build/lib/paraview-5.11/plugins/EMST/EMST.so \
+    xvfb-run -a pvpython Examples/emst_demo.py --plugin build/lib/paraview-5.11/plugins/EMST/EMST.so \
         [--input Data/sample_cloud.vtp] [--output-dir build/demo] [--backend auto|cuda|cpu]
 
 Writes OUTPUT_DIR/sample_cloud_emst.vtp (the tree: points, lines, EdgeLength) and
