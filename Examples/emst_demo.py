@@ -10,7 +10,7 @@ OUTPUT_DIR/sample_cloud_emst.png (the points and the tree coloured by EdgeLength
 numbers. Rendering needs a display (xvfb-run -a gives one); --no-render skips it.
 
 The .vtp is written with inline binary data (DataMode 'Binary'), which every ParaView 5.11 reads,
-also with Debian's patched libexpat that breaks the default appended mode (README.md).
+also with Debian's patched libexpat that breaks the default appended mode (docs/libexpat.md).
 """
 import argparse
 import os

@@ -10,7 +10,7 @@
 //   mpiexec -np 2 emst_catalyst_example --script ...
 //
 // The simulation loop is the part a real code already has; the three CatalystAdaptor calls are
-// what it adds (see README.md, "Catalyst").
+// what it adds (see docs/mpi-and-catalyst.md, "Catalyst").
 #ifdef EMST_CATALYST_USE_MPI
 #include <mpi.h>
 #endif
