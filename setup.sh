@@ -87,7 +87,7 @@ if [ "$mode" = demo ]; then
   # -noreset: an X server that resets when its last client leaves can refuse pvpython's second
   # connection (it probes OpenGL first).
   xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" \
-    pvpython "$root/Plugin/Examples/emst_demo.py" --plugin "$plugin" \
+    pvpython "$root/Examples/emst_demo.py" --plugin "$plugin" \
     --input "$root/Data/sample_cloud.vtp" --output-dir "$out"
   cat <<EOF
 == done

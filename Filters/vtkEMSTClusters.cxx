@@ -272,21 +272,25 @@ int vtkEMSTClusters::RequestData(
   histogram->Initialize();
   std::vector<std::string> messages;
 
-  // Where the cut runs: on the GPU when the tree came from it, unless EMST_BACKEND says otherwise.
+  // Where the cut runs: an explicit property; else EMST_BACKEND; else where the tree ran.
   std::string envWarning;
-  int backend = vtkEMSTEngineBridge::ResolveBackend(0, envWarning);
+  int backend = vtkEMSTEngineBridge::ResolveBackend(this->Backend, envWarning);
   if (!envWarning.empty())
   {
     vtkWarningMacro(<< envWarning);
     messages.push_back(envWarning);
   }
-  if (backend == 0)
+  if (backend == AUTO)
   {
-    auto* origin =
-      vtkStringArray::SafeDownCast(local->GetFieldData()->GetAbstractArray("EMSTBackend"));
-    const bool fromGpu = origin != nullptr && origin->GetNumberOfValues() > 0 &&
-      origin->GetValue(0).compare(0, 4, "CUDA") == 0;
-    backend = fromGpu ? 0 : 2;
+    // A tree from the GPU keeps AUTO (the GPU, where it is usable: a tree read back on a machine
+    // without one is still cut); a tree from the CPU is cut on the CPU; without the field (no
+    // engine ran, another source) AUTO stays, as in the tree filter.
+    vtkDataArray* origin = local->GetFieldData()->GetArray("EMSTBackendId");
+    if (origin != nullptr && origin->GetNumberOfTuples() > 0 &&
+      static_cast<int>(origin->GetTuple1(0)) == CPU)
+    {
+      backend = CPU;
+    }
   }
 
   // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
@@ -415,6 +419,8 @@ void vtkEMSTClusters::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "NumberOfClusters: " << this->NumberOfClusters << "\n";
   os << indent << "MinimumClusterSize: " << this->MinimumClusterSize << "\n";
   os << indent << "HistogramBins: " << this->HistogramBins << "\n";
+  os << indent << "Backend: "
+     << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto")) << "\n";
   os << indent << "TreeUploads: " << this->TreeUploads << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

@@ -37,10 +37,11 @@
  * `BinStart`, `BinEnd`, `EdgeCount` (edges in (BinStart, BinEnd], the first bin from 0
  * inclusive) and `ClustersAtBinEnd` (groups of a cut at BinEnd, whatever the minimum size).
  *
- * The tree is handed to the engine once per input and kept there (on the GPU when the tree was
- * computed on it, see vtkEMSTEuclideanMinimumSpanningTree's field data `EMSTBackend`; else on the
- * CPU): a new threshold re-runs only the cut. The environment variable EMST_BACKEND (auto, cuda,
- * cpu) overrides the choice.
+ * The tree is handed to the engine once per input and kept there: a new threshold re-runs only
+ * the cut. `Backend` chooses the engine: CUDA (fails when no device is usable), CPU, or AUTO:
+ * the environment variable EMST_BACKEND (auto, cuda/gpu or cpu) when it is set; else where the
+ * tree was computed, when the input says so (the tree filter's field data `EMSTBackendId`: the
+ * GPU when it is usable, as for the tree, or the CPU); else the GPU when usable, else the CPU.
  *
  * Parallel runs: the tree filter leaves the whole tree on process 0, where the cut runs. When
  * the input is spread over several processes, it is gathered on process 0 first; the other
@@ -50,6 +51,7 @@
 #define vtkEMSTClusters_h
 
 #include "EMSTFiltersModule.h" // for export macro
+#include "vtkEMSTEuclideanMinimumSpanningTree.h" // for BackendType
 #include "vtkPolyDataAlgorithm.h"
 
 #include <memory> // for std::unique_ptr
@@ -70,6 +72,27 @@ public:
     LINKING_LENGTH = 1,
     NUMBER_OF_CLUSTERS = 2
   };
+
+  /// Values of the Backend property: those of the tree filter (and of its `EMSTBackendId`).
+  enum BackendType
+  {
+    AUTO = vtkEMSTEuclideanMinimumSpanningTree::AUTO,
+    CUDA = vtkEMSTEuclideanMinimumSpanningTree::CUDA,
+    CPU = vtkEMSTEuclideanMinimumSpanningTree::CPU
+  };
+
+  ///@{
+  /**
+   * Which engine cuts the tree: AUTO (default), CUDA or CPU. AUTO: EMST_BACKEND when it is set,
+   * else where the input tree was computed (its field data `EMSTBackendId`), else the GPU when
+   * usable. The clusters do not depend on the choice.
+   */
+  vtkSetClampMacro(Backend, int, AUTO, CPU);
+  vtkGetMacro(Backend, int);
+  void SetBackendToAuto() { this->SetBackend(AUTO); }
+  void SetBackendToCUDA() { this->SetBackend(CUDA); }
+  void SetBackendToCPU() { this->SetBackend(CPU); }
+  ///@}
 
   ///@{
   /// How the threshold is chosen: THRESHOLD (default), LINKING_LENGTH or NUMBER_OF_CLUSTERS.
@@ -130,6 +153,7 @@ protected:
   vtkIdType NumberOfClusters = 10;
   vtkIdType MinimumClusterSize = 1;
   int HistogramBins = 100;
+  int Backend = AUTO;
   vtkMultiProcessController* Controller = nullptr;
   int TreeUploads = 0;
 

@@ -412,6 +412,7 @@ Result ComputeTree(const Request& request)
 
     result.TotalLength = tree.totalWeight;
     result.BackendDescription = DescribeBackend(tree.stats);
+    result.BackendId = FromEngineBackend(tree.stats.backend);
     result.ComputeMilliseconds = tree.stats.computeMilliseconds;
     result.PointsInTree = static_cast<vtkIdType>(tree.stats.validPoints);
     result.Messages = tree.messages;

@@ -71,6 +71,7 @@ struct Result
   vtkSmartPointer<vtkDoubleArray> EdgeLength;
   double TotalLength = 0.0;
   std::string BackendDescription; ///< "CUDA (<device>)" or "CPU (<n> threads)"
+  int BackendId = 0;              ///< the engine that ran: 1 CUDA, 2 CPU; 0 none (no points)
   double ComputeMilliseconds = 0.0;
   vtkIdType PointsInTree = 0;   ///< finite, non-ghost points
   vtkIdType GhostPoints = 0;    ///< left out because of their ghost flags

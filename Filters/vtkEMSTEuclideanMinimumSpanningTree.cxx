@@ -17,6 +17,7 @@
 #include "vtkIdTypeArray.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
+#include "vtkIntArray.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
 #include "vtkPointData.h"
@@ -55,14 +56,16 @@ vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
   return ghosts;
 }
 
-/// Field data that says what ran; present on every output, empty or not.
+/// Field data that says what ran; present on every output, empty or not. backendId: the
+/// BackendType that ran (CUDA, CPU), AUTO when no engine ran.
 void AddFieldData(vtkPolyData* output, double totalLength, const std::string& backend,
-  double milliseconds, vtkIdType pointsInTree, const std::string& inputPath,
+  int backendId, double milliseconds, vtkIdType pointsInTree, const std::string& inputPath,
   const std::vector<std::string>& messages)
 {
   vtkFieldData* fd = output->GetFieldData();
   vtkEMSTArrays::AddValue<vtkDoubleArray>(fd, "TotalLength", totalLength);
   vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTBackend", backend);
+  vtkEMSTArrays::AddValue<vtkIntArray>(fd, "EMSTBackendId", backendId);
   vtkEMSTArrays::AddValue<vtkDoubleArray>(fd, "EMSTComputeMilliseconds", milliseconds);
   vtkEMSTArrays::AddValue<vtkIdTypeArray>(fd, "EMSTPointsInTree", pointsInTree);
   vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTInput", inputPath);
@@ -77,7 +80,8 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
   output->SetLines(vtkSmartPointer<vtkCellArray>::New());
   output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
-  AddFieldData(output, 0.0, backend, 0.0, 0, "", messages);
+  AddFieldData(output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "",
+    messages);
 }
 
 } // namespace
@@ -253,9 +257,9 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   output->SetLines(tree.Lines);
   output->GetCellData()->AddArray(tree.EdgeLength);
   output->GetCellData()->SetActiveScalars("EdgeLength");
-  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.ComputeMilliseconds,
-    tree.PointsInTree, tree.InputPath + (gathered ? ", gathered from all processes" : ""),
-    messages);
+  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
+    tree.ComputeMilliseconds, tree.PointsInTree,
+    tree.InputPath + (gathered ? ", gathered from all processes" : ""), messages);
   return 1;
 }
 

@@ -16,6 +16,8 @@
  * - field data `TotalLength` (double, 1 tuple): the sum of the edge lengths;
  * - field data `EMSTBackend` (string): the engine that ran, e.g. "CUDA (NVIDIA H100 ...)" or
  *   "CPU (2 threads)";
+ * - field data `EMSTBackendId` (int): the same for programs, a BackendType value: CUDA (1) or
+ *   CPU (2), AUTO (0) when no engine ran (no points, an error); vtkEMSTClusters reads it;
  * - field data `EMSTComputeMilliseconds` (double): the engine's compute time;
  * - field data `EMSTPointsInTree` (vtkIdType): points that took part (finite, not ghost);
  * - field data `EMSTInput` (string): how the points reached the engine ("zero-copy" or "copied",

@@ -2,8 +2,9 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# The whole GPU check in one run, for the device machine (nvcc, cmake, ninja, compute-sanitizer;
-# no GTest, no network, no ../shared):
+# The whole GPU check in one run, on any Linux machine with an NVIDIA GPU, its driver and the CUDA
+# toolkit (nvcc, cmake; ninja and compute-sanitizer when installed). No ParaView, no network.
+# Steps, and the file in OUTDIR that each one writes:
 #   env        nvidia-smi, nvcc and tool versions                           -> build.log
 #   build      configure + build (Release, sm_90, CUDA on, no plugin)       -> build.log
 #   tests      the whole engine test binary, CPU and CUDA parameters        -> tests.log
@@ -15,22 +16,32 @@
 #              (without the cut when the cut step runs too)
 # then a summary (status and duration of each step), printed last and saved to summary.txt.
 # A failing step does not stop the later ones; the exit status is 1 when any step failed.
-# OUTDIR receives those 8 files only (the device tool brings back at most 8, flat names).
+# Scratch files (generated benchmark sets, run folders) stay outside OUTDIR.
 #
 # usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,memcheck,racecheck,cut,bench]
-#   --quick    benchmarks on the 1e5/1e6 synthetic sets and the data sets only (the cut on 1e6)
-#   --steps    run only these steps (build is still needed once per fresh machine)
+#                                    [--gtest-source DIR] [--shared-dir DIR]
+#   --quick          benchmarks on the 1e5/1e6 synthetic sets and the data sets only (the cut on 1e6)
+#   --steps          run only these steps (build is still needed once per fresh build folder)
+#   --gtest-source   GoogleTest sources to build when the machine has no GoogleTest installed
+#                    (same as EMST_GTEST_SOURCE_DIR)
+#   --shared-dir     the folder holding data/ (the data sets and their references) and tools/
+#                    (gen_points) (same as EMST_SHARED_DIR)
 #
-# Before the run, on the development machine: Testing/prepare_device_tree.sh (copies googletest
-# sources to .gtest-src and ../shared/{data,tools} to .device-data), then e.g.
-#   run(command="bash Testing/gpu_check.sh $OUT", carry=[".gtest-src", ".device-data"], timeout_s=600)
+# Typical use, on the GPU machine, from a copy of the repository:
+#   bash Testing/gpu_check.sh gpu-check-results
+# When that machine has neither GoogleTest nor the shared data, Testing/prepare_device_tree.sh
+# copies both into ignored folders of the working tree (.gtest-src, .device-data) beforehand;
+# this script finds them there without options.
 #
 # Environment:
 #   EMST_BUILD_DIR        use this (already built) build folder and skip the build step when it
 #                         holds the test binary; otherwise the build goes to build-gpu
-#   EMST_SHARED_DIR       data/ + tools/ folder (default .device-data, else ../shared)
-#   EMST_CHECK_BUDGET     seconds for the whole run (default 560: the device tool stops a command
-#                         at 600 s); steps are cut short so that the summary is always written
+#   EMST_GTEST_SOURCE_DIR GoogleTest sources (default .gtest-src in the tree when present; else
+#                         CMake looks for an installed GoogleTest)
+#   EMST_SHARED_DIR       data/ + tools/ folder (default .device-data in the tree when present,
+#                         else ../shared beside the repository)
+#   EMST_CHECK_BUDGET     seconds for the whole run (default 560, a check that fits in ten
+#                         minutes); steps are cut short so that the summary is always written
 #   EMST_SANITIZER_FILTER gtest filter for the sanitizer steps (default '*.Small*/Cuda')
 #   EMST_BENCH_DATA       cache of generated benchmark sets (default BUILD/bench-data)
 set -u
@@ -39,9 +50,9 @@ set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
+usage() { sed -n '5,/^set -u$/p' "$0" | sed '$d' >&2; exit 2; }
 if [ $# -lt 1 ] || [ "${1#-}" != "$1" ]; then
-  sed -n '2,38p' "$0" >&2
-  exit 2
+  usage
 fi
 out=$1
 shift
@@ -52,6 +63,10 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --steps) [ $# -ge 2 ] || { echo "gpu_check.sh: --steps needs a list" >&2; exit 2; }; steps=$2; shift ;;
     --steps=*) steps=${1#*=} ;;
+    --gtest-source) [ $# -ge 2 ] || usage; EMST_GTEST_SOURCE_DIR=$2; shift ;;
+    --gtest-source=*) EMST_GTEST_SOURCE_DIR=${1#*=} ;;
+    --shared-dir) [ $# -ge 2 ] || usage; EMST_SHARED_DIR=$2; shift ;;
+    --shared-dir=*) EMST_SHARED_DIR=${1#*=} ;;
     *) echo "gpu_check.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -76,6 +91,13 @@ if [ -z "$sanitizer" ]; then
   done
 fi
 
+# Optional inputs: given, else the copies prepare_device_tree.sh leaves in the tree, else the
+# usual places.
+gtest_source=${EMST_GTEST_SOURCE_DIR:-}
+if [ -z "$gtest_source" ] && [ -f "$repo/.gtest-src/CMakeLists.txt" ]; then
+  gtest_source="$repo/.gtest-src"
+fi
+[ -z "$gtest_source" ] || gtest_source=$(cd "$gtest_source" && pwd) || exit 2
 shared=${EMST_SHARED_DIR:-}
 if [ -z "$shared" ]; then
   if [ -d "$repo/.device-data/data" ]; then
@@ -86,6 +108,7 @@ if [ -z "$shared" ]; then
     shared="$repo/.device-data"
   fi
 fi
+[ -d "$shared" ] && shared=$(cd "$shared" && pwd) # CMake reads a relative one from the source tree
 export EMST_SHARED_DIR="$shared"
 
 prebuilt=0
@@ -185,7 +208,7 @@ if wanted env; then
     echo "-- compute-sanitizer: ${sanitizer:-not found}"; [ -n "$sanitizer" ] && "$sanitizer" --version 2>&1 | tail -2
     echo "-- cores: $jobs"; free -g 2>&1 | head -2; df -h "$repo" 2>&1 | tail -1
     echo "-- shared: $shared"; ls -la "$shared/data" 2>&1 | head -40
-    echo "-- googletest sources: $(ls -d "$repo/.gtest-src" 2>/dev/null || echo 'none (.gtest-src missing)')"
+    echo "-- googletest sources: ${gtest_source:-none given (an installed GoogleTest is needed)}"
   } >>"$buildlog" 2>&1
   echo "---- GPU and compiler ----"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi failed"
@@ -207,7 +230,7 @@ if wanted build; then
       generator=() # keep the generator the folder was configured with
     fi
     gtest_src=()
-    [ -f "$repo/.gtest-src/CMakeLists.txt" ] && gtest_src=(-DEMST_GTEST_SOURCE_DIR="$repo/.gtest-src")
+    [ -n "$gtest_source" ] && gtest_src=(-DEMST_GTEST_SOURCE_DIR="$gtest_source")
     nvcc_path=$(command -v nvcc 2>/dev/null || true)
     cuda_compiler=()
     [ -n "$nvcc_path" ] && cuda_compiler=(-DCMAKE_CUDA_COMPILER="$nvcc_path")
@@ -343,7 +366,7 @@ if wanted bench; then
 fi
 
 # ---- what failed, then the summary last -------------------------------------------------------
-# (The device tool returns the last 12,000 characters of the output: keep this part short.)
+# (Short: the end of the output is what a reader of a remote or CI run sees first.)
 echo
 for f in build tests memcheck racecheck cut bench; do
   logfile="$out/$f.log"

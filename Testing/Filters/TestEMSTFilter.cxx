@@ -67,9 +67,10 @@ double FieldDouble(vtkPolyData* output, const char* name)
   return array && array->GetNumberOfTuples() > 0 ? array->GetTuple1(0) : std::nan("");
 }
 
-bool HasMessage(vtkPolyData* output, const std::string& part)
+/// Whether a message of the string field array `name` contains `part`.
+bool HasMessage(vtkPolyData* output, const std::string& part, const char* name = "EMSTMessages")
 {
-  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray("EMSTMessages"));
+  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray(name));
   for (vtkIdType k = 0; array && k < array->GetNumberOfValues(); ++k)
   {
     if (array->GetValue(k).find(part) != std::string::npos)
@@ -564,6 +565,148 @@ void TestClusters()
   }
 }
 
+/// A copy of a tree output whose EMSTBackendId (-1: none) and EMSTBackend text say what is given.
+vtkSmartPointer<vtkPolyData> WithOrigin(vtkPolyData* tree, int backendId, const char* text)
+{
+  auto copy = vtkSmartPointer<vtkPolyData>::New();
+  copy->DeepCopy(tree);
+  vtkFieldData* fd = copy->GetFieldData();
+  fd->RemoveArray("EMSTBackendId");
+  if (backendId >= 0)
+  {
+    vtkNew<vtkIntArray> id;
+    id->SetName("EMSTBackendId");
+    id->InsertNextValue(backendId);
+    fd->AddArray(id);
+  }
+  vtkStringArray::SafeDownCast(fd->GetAbstractArray("EMSTBackend"))->SetValue(0, text);
+  return copy;
+}
+
+/// MST Clusters' Backend. AUTO cuts where the tree ran, read from EMSTBackendId and never from
+/// the EMSTBackend text; without the id, by the tree filter's rule (the GPU when usable). CPU and
+/// CUDA are obeyed; EMST_BACKEND counts only under AUTO. Where no GPU is usable, the GPU rule
+/// shows as the engine's note "the cut runs on the CPU", which a cut asked for the CPU never has.
+void TestClustersBackend()
+{
+  using Tree = vtkEMSTEuclideanMinimumSpanningTree;
+  auto cloud = RandomCloud(800, VTK_FLOAT, 17);
+  vtkNew<Tree> tree;
+  tree->SetInputData(cloud);
+  tree->SetBackendToCPU();
+  tree->Update();
+  vtkNew<vtkPolyData> cpuTree;
+  cpuTree->DeepCopy(tree->GetOutput());
+  tree->SetBackendToAuto();
+  tree->Update();
+  vtkNew<vtkPolyData> autoTree;
+  autoTree->DeepCopy(tree->GetOutput());
+  const bool gpu = FieldString(autoTree, "EMSTBackend").rfind("CUDA", 0) == 0;
+  EXPECT(FieldDouble(cpuTree, "EMSTBackendId") == Tree::CPU, "EMSTBackendId %g for Backend CPU",
+    FieldDouble(cpuTree, "EMSTBackendId"));
+  EXPECT(FieldDouble(autoTree, "EMSTBackendId") == (gpu ? Tree::CUDA : Tree::CPU),
+    "EMSTBackendId %g for a tree on '%s'", FieldDouble(autoTree, "EMSTBackendId"),
+    FieldString(autoTree, "EMSTBackend").c_str());
+
+  // The reference: brute-force friends-of-friends between two edge lengths near the median.
+  auto* lengths = vtkDoubleArray::SafeDownCast(cpuTree->GetCellData()->GetArray("EdgeLength"));
+  std::vector<double> sorted(lengths->GetPointer(0), lengths->GetPointer(0) + lengths->GetNumberOfValues());
+  std::sort(sorted.begin(), sorted.end());
+  const double t = 0.5 * (sorted[sorted.size() / 2] + sorted[sorted.size() / 2 + 1]);
+  int expectedClusters = 0;
+  const std::vector<int> expected =
+    ExpectedIds(BruteForceGroups(cloud->GetPoints(), t), 1, expectedClusters);
+
+  enum class Expect
+  {
+    Cpu,     ///< asked for the CPU
+    GpuRule, ///< the GPU when usable
+    Cuda     ///< asked for the GPU: an error without one
+  };
+  auto check = [&](vtkEMSTClusters* clusters, Expect expect, const char* label) {
+    ProgressLog log;
+    vtkNew<vtkCallbackCommand> errors;
+    errors->SetCallback(OnError);
+    errors->SetClientData(&log);
+    const unsigned long tag = clusters->AddObserver(vtkCommand::ErrorEvent, errors);
+    clusters->SetThreshold(t);
+    clusters->Update();
+    clusters->RemoveObserver(tag);
+    vtkPolyData* out = clusters->GetOutput();
+    const std::string ran = FieldString(out, "ClusterBackend");
+    const bool fellBack = HasMessage(out, "the cut runs on the CPU", "ClusterMessages");
+    if (expect == Expect::Cuda && !gpu)
+    {
+      EXPECT(ran == "none (error)" && log.Errors == 1 && out->GetNumberOfPoints() == 0 &&
+          out->GetPointData()->GetArray("ClusterId") != nullptr &&
+          HasMessage(out, "error: ", "ClusterMessages"),
+        "%s: without a GPU, '%s', %d error events, %lld points", label, ran.c_str(), log.Errors,
+        static_cast<long long>(out->GetNumberOfPoints()));
+      std::printf("clusters backend, %s: error without a GPU, empty output\n", label);
+      return;
+    }
+    const bool onCpu = ran.rfind("CPU", 0) == 0, onCuda = ran.rfind("CUDA", 0) == 0;
+    switch (expect)
+    {
+      case Expect::Cpu:
+        EXPECT(onCpu && !fellBack, "%s: ran on '%s'%s, expected the CPU as asked", label,
+          ran.c_str(), fellBack ? " after a fall-back" : "");
+        break;
+      case Expect::GpuRule:
+        EXPECT(gpu ? onCuda : (onCpu && fellBack), "%s: ran on '%s'%s, expected the GPU rule",
+          label, ran.c_str(), fellBack ? " after a fall-back" : "");
+        break;
+      case Expect::Cuda:
+        EXPECT(onCuda, "%s: ran on '%s', expected CUDA", label, ran.c_str());
+        break;
+    }
+    auto* ids = vtkIntArray::SafeDownCast(out->GetPointData()->GetArray("ClusterId"));
+    vtkIdType wrong = ids == nullptr ? -1 : 0;
+    for (vtkIdType a = 0; ids != nullptr && a < ids->GetNumberOfValues(); ++a)
+    {
+      wrong += ids->GetValue(a) != expected[a] ? 1 : 0;
+    }
+    EXPECT(wrong == 0 && ids->GetNumberOfValues() == cloud->GetNumberOfPoints(),
+      "%s: %lld ClusterIds differ from brute force", label, static_cast<long long>(wrong));
+    std::printf("clusters backend, %s: ran on '%s'%s, %d clusters as brute force\n", label,
+      ran.c_str(), fellBack ? " (no usable GPU)" : "", expectedClusters);
+  };
+  auto run = [&](vtkPolyData* input, int backend, Expect expect, const char* label) {
+    vtkNew<vtkEMSTClusters> clusters;
+    clusters->SetInputData(input);
+    clusters->SetBackend(backend);
+    check(clusters, expect, label);
+  };
+
+  run(cpuTree, vtkEMSTClusters::AUTO, Expect::Cpu, "AUTO, tree on the CPU");
+  run(autoTree, vtkEMSTClusters::AUTO, gpu ? Expect::GpuRule : Expect::Cpu, "AUTO, tree AUTO");
+  run(WithOrigin(cpuTree, Tree::CPU, "CUDA (text not read)"), vtkEMSTClusters::AUTO, Expect::Cpu,
+    "AUTO, id CPU, text CUDA");
+  run(WithOrigin(cpuTree, Tree::CUDA, "CPU (text not read)"), vtkEMSTClusters::AUTO,
+    Expect::GpuRule, "AUTO, id CUDA, text CPU");
+  run(WithOrigin(cpuTree, -1, "CPU (text not read)"), vtkEMSTClusters::AUTO, Expect::GpuRule,
+    "AUTO, no EMSTBackendId");
+  run(autoTree, vtkEMSTClusters::CPU, Expect::Cpu, "CPU");
+  run(cpuTree, vtkEMSTClusters::CUDA, Expect::Cuda, "CUDA");
+
+  // EMST_BACKEND decides under AUTO, over the tree's origin, and never over CPU or CUDA.
+  setenv("EMST_BACKEND", "cuda", 1);
+  run(cpuTree, vtkEMSTClusters::AUTO, Expect::Cuda, "EMST_BACKEND=cuda, AUTO, tree on the CPU");
+  run(cpuTree, vtkEMSTClusters::CPU, Expect::Cpu, "EMST_BACKEND=cuda, CPU");
+  setenv("EMST_BACKEND", "cpu", 1);
+  run(WithOrigin(cpuTree, Tree::CUDA, "CUDA"), vtkEMSTClusters::AUTO, Expect::Cpu,
+    "EMST_BACKEND=cpu, AUTO, tree on CUDA");
+  unsetenv("EMST_BACKEND");
+
+  // One filter switched from CUDA to CPU: the new backend gets the tree, the cut is complete.
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputData(cpuTree);
+  clusters->SetBackendToCUDA();
+  check(clusters, Expect::Cuda, "one filter, CUDA");
+  clusters->SetBackendToCPU();
+  check(clusters, Expect::Cpu, "the same filter, then CPU");
+}
+
 /// Data sets with no vtkPoints object at all (what an empty reader or filter result can be):
 /// every filter gives a valid empty output, never a crash.
 void TestNoPointsObject()
@@ -600,6 +743,7 @@ int main()
   TestProgressAndCancel();
   TestErrorEvent();
   TestClusters();
+  TestClustersBackend();
   TestNoPointsObject();
   std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
   return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 """The Catalyst example: runs emst_catalyst_example (serially, or under mpiexec -np N) with the
-pipeline Plugin/Catalyst/emst_pipeline.py, then checks every step's extracts against a serial run
+pipeline Examples/Catalyst/emst_pipeline.py, then checks every step's extracts against a serial run
 of the same filters, in this process, on the same points (which the example also writes raw, per
 step and rank, with --write-points):
 
@@ -109,7 +109,7 @@ def check_step(args, simple, folder, step):
 def main():
     def extra(parser):
         parser.add_argument("--example", required=True, help="emst_catalyst_example")
-        parser.add_argument("--script", required=True, help="Plugin/Catalyst/emst_pipeline.py")
+        parser.add_argument("--script", required=True, help="Examples/Catalyst/emst_pipeline.py")
         parser.add_argument("--ranks", type=int, default=1)
         parser.add_argument("--mpiexec", help="mpiexec, for --ranks > 1")
         parser.add_argument("--steps", type=int, default=3)

@@ -29,7 +29,7 @@ def arguments(extra=None):
     parser.add_argument("--work-dir", help="a scratch folder")
     parser.add_argument("--expat-fix", help="libEMSTExpatFix.so")
     parser.add_argument("--wrapper", help="build/bin/emst-pvpython")
-    parser.add_argument("--demo", help="Plugin/Examples/emst_demo.py")
+    parser.add_argument("--demo", help="Examples/emst_demo.py")
     parser.add_argument("--display-wrapper", help="a command that runs its arguments with a display (Testing/GUI/with_xvfb.sh)")
     if extra:
         extra(parser)

@@ -1,10 +1,10 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 """The Backend property and the EMST_BACKEND variable. CPU forced and Auto give the same output
-bit for bit; CUDA forced gives the same output on a machine with a usable GPU, and on one without
-an error in the Output Messages (stderr here) with an empty output and no crash. EMST_BACKEND
-decides when the property is Auto; an explicit CUDA or CPU wins over it; a bad value is reported
-and ignored."""
+bit for bit, and EMSTBackendId says which engine ran (0 when none did); CUDA forced gives the
+same output on a machine with a usable GPU, and on one without an error in the Output Messages
+(stderr here) with an empty output and no crash. EMST_BACKEND decides when the property is Auto;
+an explicit CUDA or CPU wins over it; a bad value is reported and ignored."""
 import os
 import subprocess
 import sys
@@ -28,6 +28,9 @@ t.same_output(auto, cpu, "Auto vs CPU")
 auto_backend = t.field(auto, "EMSTBackend")
 assert t.field(cpu, "EMSTBackend").startswith("CPU"), t.field(cpu, "EMSTBackend")
 gpu = auto_backend.startswith("CUDA")
+# EMSTBackendId, the machine-readable EMSTBackend: 1 CUDA, 2 CPU.
+assert t.field(cpu, "EMSTBackendId") == 2, t.field(cpu, "EMSTBackendId")
+assert t.field(auto, "EMSTBackendId") == (1 if gpu else 2), (t.field(auto, "EMSTBackendId"), auto_backend)
 t.passed("Backend CPU and Auto (%s): same %d lines, bit for bit" % (auto_backend, n - 1))
 
 
@@ -35,6 +38,7 @@ def expect_cuda(output, label):
     if gpu:
         t.same_output(output, cpu, label)
         assert t.field(output, "EMSTBackend").startswith("CUDA"), t.field(output, "EMSTBackend")
+        assert t.field(output, "EMSTBackendId") == 1, t.field(output, "EMSTBackendId")
         t.passed("%s: ran on %s, same output as the CPU" % (label, t.field(output, "EMSTBackend")))
     else:
         assert output.GetNumberOfPoints() == 0 and output.GetNumberOfCells() == 0, label + ": output not empty"
@@ -42,6 +46,7 @@ def expect_cuda(output, label):
         messages = t.field(output, "EMSTMessages")
         assert any(m.startswith("error: ") for m in messages), "%s: no error in %r" % (label, messages)
         assert t.field(output, "EMSTBackend") == "none (error)"
+        assert t.field(output, "EMSTBackendId") == 0, "no engine ran: EMSTBackendId %r" % t.field(output, "EMSTBackendId")
         t.passed("%s without a usable GPU: empty output, %r" % (label, messages[-1]))
 
 

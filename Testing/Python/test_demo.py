@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""The main job (Plugin/Examples/emst_demo.py, the README's first command) on the bundled sample:
+"""The main job (Examples/emst_demo.py, the README's first command) on the bundled sample:
 it must exit 0, write a tree that a plain pvpython reads back (no libexpat work-around) with
 n - 1 lines and the total length of Data/sample_cloud.json (computed by an independent O(n^2)
 Prim when the sample was made), and render a PNG that shows the coloured tree, not an empty view."""

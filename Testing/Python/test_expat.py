@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Reading .vtp files with Debian's patched libexpat (README.md, "Reading .vtp files").
+"""Reading .vtp files with Debian's patched libexpat (docs/libexpat.md).
 
 ParaView 5.11 writes appended-data XML by default, and Debian 12's libexpat (2.5.0-1+deb12u2 and
 later) makes ParaView fail to read it back. The project protects its users twice, and both are

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The main job: the EMST of a point cloud, written to a .vtp and rendered to a PNG.
 
-    xvfb-run -a pvpython Plugin/Examples/emst_demo.py --plugin build/lib/paraview-5.11/plugins/EMST/EMST.so \
+    xvfb-run -a pvpython Examples/emst_demo.py --plugin build/lib/paraview-5.11/plugins/EMST/EMST.so \
         [--input Data/sample_cloud.vtp] [--output-dir build/demo] [--backend auto|cuda|cpu]
 
 Writes OUTPUT_DIR/sample_cloud_emst.vtp (the tree: points, lines, EdgeLength) and
@@ -10,7 +10,7 @@ OUTPUT_DIR/sample_cloud_emst.png (the points and the tree coloured by EdgeLength
 numbers. Rendering needs a display (xvfb-run -a gives one); --no-render skips it.
 
 The .vtp is written with inline binary data (DataMode 'Binary'), which every ParaView 5.11 reads,
-also with Debian's patched libexpat that breaks the default appended mode (README.md).
+also with Debian's patched libexpat that breaks the default appended mode (docs/libexpat.md).
 """
 import argparse
 import os

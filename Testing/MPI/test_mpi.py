@@ -10,6 +10,7 @@ import numpy as np
 from paraview import servermanager
 from paraview.modules.vtkRemotingCore import vtkProcessModule
 
+import emst_mpi_testing  # noqa: F401 (puts Testing/Python, home of emst_testing, on the path)
 import emst_testing as t
 
 args = t.arguments()

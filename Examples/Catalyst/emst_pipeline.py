@@ -60,7 +60,7 @@ clusters.MinimumClusterSize = MIN_CLUSTER
 
 # ---- the extracts ---------------------------------------------------------------------------
 # Inline binary XML (DataMode 'Binary'): every ParaView 5.11 reads it back, also with Debian's
-# patched libexpat that breaks the default appended mode (README.md).
+# patched libexpat that breaks the default appended mode (docs/libexpat.md).
 tree_extract = CreateExtractor("VTP", tree, registrationName="tree_extract")
 tree_extract.Writer.FileName = "tree_{timestep:06d}.pvtp"
 tree_extract.Writer.DataMode = "Binary"

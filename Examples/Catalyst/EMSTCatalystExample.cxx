@@ -5,12 +5,12 @@
 // (emst_pipeline.py) computes their Euclidean minimum spanning tree and single-linkage clusters
 // in situ and writes extracts.
 //
-//   emst_catalyst_example --script Plugin/Catalyst/emst_pipeline.py [--steps 5]
+//   emst_catalyst_example --script Examples/Catalyst/emst_pipeline.py [--steps 5]
 //       [--particles 20000] [--empty-rank R] [--write-points DIR]
 //   mpiexec -np 2 emst_catalyst_example --script ...
 //
 // The simulation loop is the part a real code already has; the three CatalystAdaptor calls are
-// what it adds (see README.md, "Catalyst").
+// what it adds (see docs/mpi-and-catalyst.md, "Catalyst").
 #ifdef EMST_CATALYST_USE_MPI
 #include <mpi.h>
 #endif
