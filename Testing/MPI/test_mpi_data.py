@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""A shared data set split over MPI ranks under pvbatch: the filters must give the tree and the
-clusters of the WHOLE set, the same as a serial run, and write and render them in parallel.
+"""A real data set (Testing/Data or the shared data) split over MPI ranks under pvbatch: the filters
+must give the tree and the clusters of the WHOLE set, the same as a serial run, and write and render
+them in parallel.
 
     pvpython test_mpi_data.py --serial ...                 the serial run: writes serial_<set>.npz
     mpiexec -np N emst-pvbatch test_mpi_data.py --split redistribute|skip-rank0 --ranks N ...
@@ -76,12 +77,7 @@ def arguments():
         parser.add_argument("--render", action="store_true", help="also render (needs a display)")
 
     args = t.arguments(extra)
-    if not args.data_dir or not os.path.isdir(args.data_dir):
-        t.skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
-    args.f32 = os.path.abspath(os.path.join(args.data_dir, args.set + ".f32"))
-    if not os.path.exists(args.f32):
-        t.skip("%s not found" % args.f32)
-    ref = t.reference(args.data_dir, args.set)
+    args.f32, ref = t.data_set_file(args)
     args.n = ref["n"]
     args.weight = ref["emst"]["total_weight"]
     args.threshold = ref["single_linkage"]["p99"]["t"]
