@@ -185,6 +185,15 @@ def check_tree(output, in_tree, label=""):
     return total
 
 
+def check_weight(total, weight, label):
+    """Asserts that a tree's total equals a set's reference weight to 1e-12 relative (the tree is
+    exact and EdgeLength is in double: only the order of the sum may differ); returns the relative
+    difference."""
+    relative = abs(total - weight) / weight
+    assert relative <= 1e-12, "%s: total %.17g, reference %.17g (relative %.3g)" % (label, total, weight, relative)
+    return relative
+
+
 def reference(data_dir, name):
     with open(os.path.join(data_dir, name + ".ref.json")) as f:
         return json.load(f)
