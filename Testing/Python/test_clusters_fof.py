@@ -92,7 +92,9 @@ def subset(xyz):
         pick = np.random.default_rng(12345).choice(len(xyz), SUBSET, replace=False)
     _, inverse, counts = np.unique(xyz, axis=0, return_inverse=True, return_counts=True)
     duplicated = np.flatnonzero(counts[inverse.ravel()] > 1)
-    return xyz[np.union1d(pick, duplicated)]
+    sub = xyz[np.union1d(pick, duplicated)]
+    assert (len(np.unique(sub, axis=0)) < len(sub)) == (len(duplicated) > 0), "duplicates lost or made"
+    return sub
 
 
 if args.synthetic:
