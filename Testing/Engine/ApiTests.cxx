@@ -7,7 +7,6 @@
 #include "emst/PointFile.h"
 
 #include <cstring>
-#include <filesystem>
 #include <set>
 
 using namespace emsttest;
@@ -181,34 +180,21 @@ TEST(CrossBackend, SyntheticClouds)
   expectSameOnBothBackends(makeCloud("uniform with NaNs", 3, emst::ScalarType::Float64, poisoned));
 }
 
-TEST(CrossBackend, SharedDataSets)
+TEST(CrossBackend, DataSets)
 {
   if (skipUnlessRunnable(Backend::Cuda))
   {
     GTEST_SKIP() << "CUDA not usable here: nothing to compare";
   }
-  const std::string dir = sharedDir() + "/data";
-  std::error_code error;
-  int sets = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error))
+  for (const std::string& folder : { repoDataDir(), sharedDataDir() })
   {
-    if (entry.path().extension() != ".f32")
+    for (const DataSetFile& set : dataSetsIn(folder))
     {
-      continue;
+      if (set.name.empty())
+      {
+        continue; // the shared folder is optional; DataSet.* fails a missing repository folder
+      }
+      expectSameOnBothBackends(cloudOf(emst::readPointFile(set.path(".f32")), set.name));
     }
-    const emst::PointSet points = emst::readPointFile(entry.path().string());
-    Cloud cloud;
-    cloud.label = entry.path().stem().string();
-    cloud.dimension = points.dimension;
-    cloud.count = points.count;
-    cloud.stride = static_cast<std::size_t>(points.dimension);
-    cloud.scalarType = emst::ScalarType::Float32;
-    cloud.float32 = points.float32;
-    expectSameOnBothBackends(cloud);
-    ++sets;
-  }
-  if (sets == 0)
-  {
-    GTEST_SKIP() << "no .f32 files in " << dir << " (set EMST_SHARED_DIR)";
   }
 }

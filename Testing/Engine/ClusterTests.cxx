@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -1093,17 +1092,25 @@ TEST(ClusterHierarchy, RandomForest)
   EXPECT_TRUE(linkageProperties(n, z, false));
 }
 
-// ---- shared data sets: cluster counts of NAME.ref.json --------------------------------------------
+// ---- real data sets: cluster counts of NAME.ref.json ----------------------------------------------
 
 namespace
 {
 
-const char* const NoData = "no_data_folder";
-
-/// The smaller shared sets (the cut tests stay fast); a set that is missing skips.
-std::vector<std::string> clusterSetNames()
+/// The smaller shared sets (the cut tests stay fast); one that is missing skips, and a missing
+/// folder gives one placeholder. Every set of Testing/Data runs.
+std::vector<DataSetFile> sharedClusterSets()
 {
-  return { "scan_bunny36k", "galaxies_mr19mock84k", "tsp_pla85900", "geo_cities1000" };
+  if (dataSetsIn(sharedDataDir()).front().name.empty())
+  {
+    return { { sharedDataDir(), "" } };
+  }
+  std::vector<DataSetFile> sets;
+  for (const char* name : { "scan_bunny36k", "galaxies_mr19mock84k", "tsp_pla85900", "geo_cities1000" })
+  {
+    sets.push_back({ sharedDataDir(), name });
+  }
+  return sets;
 }
 
 /// The text of `section` in a reference file: from its key to the end (the keys read next are the
@@ -1168,49 +1175,30 @@ bool jsonArray(const std::string& text, const std::string& key, std::vector<doub
   return true;
 }
 
-using ClusterDataParam = std::tuple<Backend, std::string>;
-
-class ClusterDataSet : public testing::TestWithParam<ClusterDataParam>
+class ClusterDataSet : public DataSetTest
 {
-protected:
-  void SetUp() override
-  {
-    if (skipUnlessRunnable(std::get<0>(this->GetParam())))
-    {
-      GTEST_SKIP() << "CUDA backend not usable here";
-    }
-    const std::string base = sharedDir() + "/data/" + std::get<1>(this->GetParam());
-    if (!std::filesystem::exists(base + ".f32") || !std::filesystem::exists(base + ".ref.json"))
-    {
-      GTEST_SKIP() << "no " << base << ".f32 and .ref.json: set EMST_SHARED_DIR to the folder holding data/";
-    }
-  }
 };
 
-std::string clusterDataParamName(const testing::TestParamInfo<ClusterDataParam>& info)
-{
-  return backendParamName(testing::TestParamInfo<Backend>(std::get<0>(info.param), 0)) + "_" +
-    std::get<1>(info.param);
-}
-
+INSTANTIATE_TEST_SUITE_P(Repo, ClusterDataSet,
+  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
+  dataSetParamName);
 INSTANTIATE_TEST_SUITE_P(Shared, ClusterDataSet,
-  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(clusterSetNames())),
-  clusterDataParamName);
+  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(sharedClusterSets())),
+  dataSetParamName);
 
 } // namespace
 
 TEST_P(ClusterDataSet, CountsAtPercentiles)
 {
-  const Backend backend = std::get<0>(this->GetParam());
-  const std::string name = std::get<1>(this->GetParam());
-  const std::string base = sharedDir() + "/data/" + name;
-  std::ifstream in(base + ".ref.json");
+  const Backend backend = this->backend();
+  const std::string& name = dataSet().name;
+  std::ifstream in(dataSet().path(".ref.json"));
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string json = buffer.str();
 
   emst::PointSet points;
-  ASSERT_NO_THROW(points = emst::readPointFile(base + ".f32"));
+  ASSERT_NO_THROW(points = emst::readPointFile(dataSet().path(".f32")));
   emst::Result result;
   ASSERT_NO_THROW(result = emst::computeEmst(points.view(), optionsFor(backend)));
   ASSERT_EQ(result.edges.size(), points.count - 1);
@@ -1222,7 +1210,7 @@ TEST_P(ClusterDataSet, CountsAtPercentiles)
   {
     SCOPED_TRACE(name + " " + section);
     std::string text, tRepr;
-    ASSERT_TRUE(sectionOf(json, section, text)) << "no " << section << " in " << base << ".ref.json";
+    ASSERT_TRUE(sectionOf(json, section, text)) << "no " << section << " in " << dataSet().path(".ref.json");
     ASSERT_TRUE(jsonString(text, "t_repr", tRepr));
     const double t = std::strtod(tRepr.c_str(), nullptr);
     double tNumber = 0, clusters = 0, longer = 0, equal = 0, clustersIfCut = 0;

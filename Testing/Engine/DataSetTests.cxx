@@ -1,10 +1,11 @@
 // SPDX-FileCopyrightText: 2026 The EMST plugin developers
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// The real clouds of ../shared/data (EMST_SHARED_DIR) against their exact reference values
-// (NAME.ref.json: Delaunay MST cross-checked by brute force), on every backend. Each set also
-// gives a ~2500-point strided subsample that is compared bit for bit with the contract
-// reference (real ties: tsp_pla85900 has 42 distinct MST edge lengths).
+// The real clouds of Testing/Data (always) and of ../shared/data (EMST_SHARED_DIR, when it is
+// there) against their exact reference values (NAME.ref.json: Delaunay MST cross-checked by brute
+// force), on every backend. Each set also gives a ~2500-point strided subsample that is compared bit
+// for bit with the contract reference (real ties: tsp_pla85900 has 42 distinct MST edge lengths,
+// the LiDAR sets' integer coordinates many equal ones).
 #include "TestSupport.h"
 
 #include "emst/PointFile.h"
@@ -12,45 +13,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <tuple>
 
 using namespace emsttest;
 
 namespace
 {
-
-const char* const NoData = "no_data_folder";
-
-std::string dataDir()
-{
-  return sharedDir() + "/data";
-}
-
-/// Names of the sets in the data folder: NAME.f32 with a NAME.ref.json beside it. Evaluated when
-/// the tests are registered; a missing folder gives one placeholder that skips with the reason.
-std::vector<std::string> dataSetNames()
-{
-  std::vector<std::string> names;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dataDir(), error))
-  {
-    const std::filesystem::path path = entry.path();
-    if (path.extension() == ".f32" &&
-      std::filesystem::exists(path.parent_path() / (path.stem().string() + ".ref.json")))
-    {
-      names.push_back(path.stem().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  if (names.empty())
-  {
-    names.push_back(NoData);
-  }
-  return names;
-}
 
 struct Reference
 {
@@ -81,70 +50,27 @@ bool readReference(const std::string& path, Reference& ref, std::string& why)
   return true;
 }
 
-Cloud cloudOf(const emst::PointSet& points, const std::string& label)
+class DataSet : public DataSetTest
 {
-  Cloud cloud;
-  cloud.label = label;
-  cloud.dimension = points.dimension;
-  cloud.count = points.count;
-  cloud.stride = static_cast<std::size_t>(points.dimension);
-  cloud.scalarType = emst::ScalarType::Float32;
-  cloud.float32 = points.float32;
-  return cloud;
-}
-
-using DataParam = std::tuple<emst::Backend, std::string>;
-
-class DataSet : public testing::TestWithParam<DataParam>
-{
-protected:
-  void SetUp() override
-  {
-    std::string reason;
-    if (std::get<0>(this->GetParam()) == emst::Backend::Cuda && !cudaUsable(&reason))
-    {
-      if (cudaRequired())
-      {
-        FAIL() << "EMST_REQUIRE_CUDA is set but CUDA is not usable: " << reason;
-      }
-      GTEST_SKIP() << "CUDA backend not usable here: " << reason;
-    }
-    if (std::get<1>(this->GetParam()) == NoData)
-    {
-      GTEST_SKIP() << "no data sets (NAME.f32 + NAME.ref.json) in " << dataDir()
-                   << ": set EMST_SHARED_DIR (configure-time cache variable or environment) to the "
-                      "folder holding data/ and tools/";
-    }
-  }
 };
 
-std::string dataParamName(const testing::TestParamInfo<DataParam>& info)
-{
-  std::string name = backendParamName(testing::TestParamInfo<emst::Backend>(std::get<0>(info.param), 0)) +
-    "_" + std::get<1>(info.param);
-  for (char& c : name)
-  {
-    if (!std::isalnum(static_cast<unsigned char>(c)))
-    {
-      c = '_';
-    }
-  }
-  return name;
-}
-
+INSTANTIATE_TEST_SUITE_P(Repo, DataSet,
+  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
+  dataSetParamName);
 INSTANTIATE_TEST_SUITE_P(Shared, DataSet,
-  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetNames())), dataParamName);
+  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(sharedDataDir()))),
+  dataSetParamName);
 
 } // namespace
 
 TEST_P(DataSet, MatchesReference)
 {
-  const emst::Backend backend = std::get<0>(this->GetParam());
-  const std::string name = std::get<1>(this->GetParam());
-  const std::string file = dataDir() + "/" + name + ".f32";
+  const emst::Backend backend = this->backend();
+  const std::string& name = dataSet().name;
+  const std::string file = dataSet().path(".f32");
   Reference ref;
   std::string why;
-  ASSERT_TRUE(readReference(dataDir() + "/" + name + ".ref.json", ref, why)) << why;
+  ASSERT_TRUE(readReference(dataSet().path(".ref.json"), ref, why)) << why;
 
   emst::PointSet points;
   ASSERT_NO_THROW(points = emst::readPointFile(file)) << file;
@@ -174,10 +100,10 @@ TEST_P(DataSet, MatchesReference)
 
 TEST_P(DataSet, SubsampleMatchesContract)
 {
-  const emst::Backend backend = std::get<0>(this->GetParam());
-  const std::string name = std::get<1>(this->GetParam());
+  const emst::Backend backend = this->backend();
+  const std::string& name = dataSet().name;
   emst::PointSet points;
-  ASSERT_NO_THROW(points = emst::readPointFile(dataDir() + "/" + name + ".f32"));
+  ASSERT_NO_THROW(points = emst::readPointFile(dataSet().path(".f32")));
   const std::size_t step = std::max<std::size_t>(1, points.count / 2500);
   emst::PointSet sample;
   sample.dimension = points.dimension;

@@ -2,14 +2,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "TestSupport.h"
 
+#include "emst/PointFile.h"
+
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 
 #ifndef EMST_SHARED_DIR_DEFAULT
 #define EMST_SHARED_DIR_DEFAULT ""
+#endif
+#ifndef EMST_TEST_DATA_DIR
+#define EMST_TEST_DATA_DIR ""
 #endif
 
 namespace emsttest
@@ -212,6 +220,92 @@ std::string sharedDir()
     return env;
   }
   return EMST_SHARED_DIR_DEFAULT;
+}
+
+std::string repoDataDir()
+{
+  return EMST_TEST_DATA_DIR;
+}
+
+std::string sharedDataDir()
+{
+  return sharedDir() + "/data";
+}
+
+Cloud cloudOf(const emst::PointSet& points, const std::string& label)
+{
+  Cloud cloud;
+  cloud.label = label;
+  cloud.dimension = points.dimension;
+  cloud.count = points.count;
+  cloud.stride = static_cast<std::size_t>(points.dimension);
+  cloud.scalarType = emst::ScalarType::Float32;
+  cloud.float32 = points.float32;
+  return cloud;
+}
+
+void PrintTo(const DataSetFile& set, std::ostream* os)
+{
+  *os << (set.name.empty() ? "no sets in " + set.folder : set.path(".f32"));
+}
+
+std::vector<DataSetFile> dataSetsIn(const std::string& folder)
+{
+  std::vector<DataSetFile> sets;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error))
+  {
+    const std::filesystem::path path = entry.path();
+    if (path.extension() == ".f32" &&
+      std::filesystem::exists(path.parent_path() / (path.stem().string() + ".ref.json")))
+    {
+      sets.push_back({ folder, path.stem().string() });
+    }
+  }
+  std::sort(sets.begin(), sets.end(),
+    [](const DataSetFile& a, const DataSetFile& b) { return a.name < b.name; });
+  if (sets.empty())
+  {
+    sets.push_back({ folder, "" });
+  }
+  return sets;
+}
+
+void DataSetTest::SetUp()
+{
+  if (skipUnlessRunnable(backend()))
+  {
+    GTEST_SKIP() << "CUDA backend not usable here";
+  }
+  const DataSetFile& set = dataSet();
+  if (!set.name.empty() && std::filesystem::exists(set.path(".f32")) &&
+    std::filesystem::exists(set.path(".ref.json")))
+  {
+    return;
+  }
+  const std::string what = set.name.empty() ? "no data sets (NAME.f32 + NAME.ref.json) in " + set.folder
+                                            : "no " + set.path(".f32") + " and .ref.json";
+  if (set.folder == repoDataDir())
+  {
+    FAIL() << what << ": the repository's test sets are missing";
+  }
+  GTEST_SKIP() << what << ": set EMST_SHARED_DIR (configure-time cache variable or environment) to "
+                          "the folder holding data/ to run the full-size sets too";
+}
+
+std::string dataSetParamName(const testing::TestParamInfo<DataSetParam>& info)
+{
+  const DataSetFile& set = std::get<1>(info.param);
+  std::string name = backendParamName(testing::TestParamInfo<emst::Backend>(std::get<0>(info.param), 0)) +
+    "_" + (set.name.empty() ? std::string("no_data_folder") : set.name);
+  for (char& c : name) // gtest accepts only [A-Za-z0-9_] in parameter names
+  {
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+    {
+      c = '_';
+    }
+  }
+  return name;
 }
 
 } // namespace emsttest

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // What the engine test files share: the fixture that runs one test body on every backend, the
-// engine call that turns emst::Error into a readable failure, the shared data folder.
+// engine call that turns emst::Error into a readable failure, the folders of real data sets and the
+// fixture that runs one test body on every backend and data set.
 #pragma once
 
 #include "Reference.h"
@@ -15,10 +16,13 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace emst
 {
+struct PointSet;
+
 /// Readable test parameters ("Cpu" rather than "4-byte object <02-00 00-00>").
 inline void PrintTo(Backend backend, std::ostream* os)
 {
@@ -85,5 +89,42 @@ bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst
 
 /// The folder with data/ and tools/: $EMST_SHARED_DIR, else the configured default.
 std::string sharedDir();
+
+/// The repository's small real sets (Testing/Data, with their references): always there.
+std::string repoDataDir();
+
+/// The shared real sets, sharedDir() + "/data": the full-size sets, which a plain clone lacks.
+std::string sharedDataDir();
+
+/// A point file's points (emst::readPointFile) as a float32 Cloud.
+Cloud cloudOf(const emst::PointSet& points, const std::string& label);
+
+/// One real data set: `folder`/`name`.f32 with its reference values in `folder`/`name`.ref.json
+/// (the schema of ../shared/data/README.md). An empty name stands for a folder without sets.
+struct DataSetFile
+{
+  std::string folder;
+  std::string name;
+  std::string path(const char* extension) const { return folder + "/" + name + extension; }
+};
+void PrintTo(const DataSetFile& set, std::ostream* os);
+
+/// The sets of `folder` (each NAME.f32 with a NAME.ref.json beside it), sorted by name; one
+/// placeholder with an empty name when there are none, so that the tests say why they did not run.
+std::vector<DataSetFile> dataSetsIn(const std::string& folder);
+
+/// The fixture of the tests that run once per backend and data set: skips the CUDA instances where
+/// no device is usable (see skipUnlessRunnable), skips a set of the shared folder that is missing,
+/// and fails one of the repository's folder that is missing.
+using DataSetParam = std::tuple<emst::Backend, DataSetFile>;
+class DataSetTest : public testing::TestWithParam<DataSetParam>
+{
+protected:
+  void SetUp() override;
+  emst::Backend backend() const { return std::get<0>(this->GetParam()); }
+  const DataSetFile& dataSet() const { return std::get<1>(this->GetParam()); }
+};
+/// "Cpu_<set>", "Cuda_<set>"; "..._no_data_folder" for a placeholder.
+std::string dataSetParamName(const testing::TestParamInfo<DataSetParam>& info);
 
 } // namespace emsttest

@@ -19,7 +19,7 @@ import emst_testing as t  # noqa: E402
 
 TABLE_COLUMNS = ("Size", "Centroid", "BoundsMin", "BoundsMax", "LongestEdge")
 
-# The start of a ProgrammableSource script that reads a shared .f32 set on every rank: imports,
+# The start of a ProgrammableSource script that reads a data set's .f32 file on every rank: imports,
 # this rank's piece number (piece of pieces) and the file's points as values (n, dim). The caller
 # appends the lines that choose this rank's points and fills in %(f32)r.
 READ_SET_IN_SOURCE = """

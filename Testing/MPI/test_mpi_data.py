@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""A shared data set split over MPI ranks under pvbatch: the filters must give the tree and the
-clusters of the WHOLE set, the same as a serial run, and write and render them in parallel.
+"""A real data set (Testing/Data or the shared data) split over MPI ranks under pvbatch: the filters
+must give the tree and the clusters of the WHOLE set, the same as a serial run, and write and render
+them in parallel.
 
     pvpython test_mpi_data.py --serial ...                 the serial run: writes serial_<set>.npz
     mpiexec -np N emst-pvbatch test_mpi_data.py --split redistribute|skip-rank0 --ranks N ...
@@ -12,7 +13,7 @@ clusters of the WHOLE set, the same as a serial run, and write and render them i
 
 Checked against the reference values of <set>.ref.json and the serial run: n - 1 lines forming a
 spanning tree, each EdgeLength equal to its end points' distance, the total equal to the reference
-weight (relative 1e-6) and to the serial run's, the sorted edge lengths bit for bit; edges that
+weight (relative 1e-12) and to the serial run's, the sorted edge lengths bit for bit; edges that
 join points of different ranks; the clusters at the reference's 99th-percentile threshold: their
 number equal to the reference count and to the serial run's, every point in the same cluster as in
 the serial run, the cluster table equal; the tree and clusters written as .pvtp (Binary) and read
@@ -22,7 +23,6 @@ Everything runs inside functions: ParaView's programmable filters run their scri
 interpreter's __main__ namespace (with numpy_interface's algorithms, such as a function 'split'),
 which would overwrite a script's global variables.
 """
-import math
 import os
 import time
 
@@ -76,12 +76,7 @@ def arguments():
         parser.add_argument("--render", action="store_true", help="also render (needs a display)")
 
     args = t.arguments(extra)
-    if not args.data_dir or not os.path.isdir(args.data_dir):
-        t.skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
-    args.f32 = os.path.abspath(os.path.join(args.data_dir, args.set + ".f32"))
-    if not os.path.exists(args.f32):
-        t.skip("%s not found" % args.f32)
-    ref = t.reference(args.data_dir, args.set)
+    args.f32, ref = t.data_set_file(args)
     args.n = ref["n"]
     args.weight = ref["emst"]["total_weight"]
     args.threshold = ref["single_linkage"]["p99"]["t"]
@@ -89,12 +84,6 @@ def arguments():
     os.makedirs(args.work_dir, exist_ok=True)
     args.serial_file = os.path.join(args.work_dir, "serial_%s.npz" % args.set)
     return args
-
-
-def check_weight(args, total, label):
-    relative = math.fabs(total - args.weight) / args.weight
-    assert relative <= 1e-6, "%s: total %.17g, reference %.17g (relative %.3g)" % (label, total, args.weight, relative)
-    return relative
 
 
 def serial(args, simple):
@@ -105,7 +94,7 @@ def serial(args, simple):
     tree, points, table = m.run_serial(simple, data, threshold=args.threshold)
     t.check_tree(tree, np.ones(args.n, bool), "serial")
     summary = m.tree_summary(tree, "PointIndex")
-    check_weight(args, summary["total"], "serial")
+    t.check_weight(summary["total"], args.weight, "serial")
     clusters = m.clusters_summary(points, table, "PointIndex")
     assert clusters["clusters"] == args.reference_clusters, \
         "serial: %d clusters at t99, reference %d" % (clusters["clusters"], args.reference_clusters)
@@ -152,7 +141,7 @@ def parallel(args, simple):
     else:
         assert per_rank[0] == 0 and np.all(per_rank[1:] > 0), "rank 0 should have no points: %s" % per_rank.tolist()
     total = t.check_tree(out, np.ones(n, bool), "MPI")
-    relative = check_weight(args, total, "MPI")
+    relative = t.check_weight(total, args.weight, "MPI")
     summary = m.tree_summary(out, "PointIndex")
     same_edges = m.compare_trees(summary, serial_tree, "MPI tree vs serial")
     i, j, _ = t.edges(out)

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 """pvpython connected to an MPI pvserver: the client starts `mpiexec -np N pvserver`, connects,
-loads the plugin on the server (LoadPlugin(..., remote=True)) and runs the filters on a shared set
+loads the plugin on the server (LoadPlugin(..., remote=True)) and runs the filters on a real data set
 that the server's ranks read in pieces (every N-th point each). The tree and the clusters must be
 those of the whole set: the reference weight of <set>.ref.json and its cluster count at the
 99th-percentile threshold, and the same as the serial run of test_mpi_data.py --serial.
@@ -67,12 +67,7 @@ def main():
         parser.add_argument("--ranks", type=int, default=2)
 
     args = t.arguments(extra)
-    if not args.data_dir or not os.path.isdir(args.data_dir):
-        t.skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
-    f32 = os.path.abspath(os.path.join(args.data_dir, args.set + ".f32"))
-    if not os.path.exists(f32):
-        t.skip("%s not found" % f32)
-    ref = t.reference(args.data_dir, args.set)
+    f32, ref = t.data_set_file(args)
     n, weight = ref["n"], ref["emst"]["total_weight"]
     threshold = ref["single_linkage"]["p99"]["t"]
     reference_clusters = ref["single_linkage"]["p99"]["clusters"]
@@ -100,8 +95,7 @@ def main():
         assert tree.GetDataInformation().GetNumberOfCells() == n - 1, "lines over the server's ranks"
         out = m.copy(servermanager.Fetch(tree))
         total = t.check_tree(out, np.ones(n, bool), "pvserver")
-        relative = abs(total - weight) / weight
-        assert relative <= 1e-6, "total %.17g, reference %.17g" % (total, weight)
+        t.check_weight(total, weight, "pvserver")
         m.compare_trees(m.tree_summary(out, "PointIndex"), serial_tree, "pvserver tree vs serial")
         rank = m.array(out, "Rank")
         assert set(np.unique(rank).tolist()) == set(range(ranks)), "points of some rank are missing"

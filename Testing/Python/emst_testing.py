@@ -22,8 +22,8 @@ _simple = None
 def arguments(extra=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--plugin", required=True, help="path of the built EMST.so")
-    parser.add_argument("--data-dir", help="folder of the shared .f32 sets and their .ref.json")
-    parser.add_argument("--set", help="name of one shared set")
+    parser.add_argument("--data-dir", help="folder of real .f32 sets and their .ref.json (Testing/Data or the shared data)")
+    parser.add_argument("--set", help="name of one set in --data-dir")
     parser.add_argument("--sample", help="Data/sample_cloud.vtp")
     parser.add_argument("--pvpython", help="pvpython, for tests that start a second process")
     parser.add_argument("--work-dir", help="a scratch folder")
@@ -50,7 +50,7 @@ def load(plugin):
 
 
 def read_f32(path):
-    """A shared-data .f32 file as (n, 3) float32: uint64 n, uint32 dim, n*dim float32; z = 0 in 2D."""
+    """A data set's .f32 file as (n, 3) float32: uint64 n, uint32 dim, n*dim float32; z = 0 in 2D."""
     with open(path, "rb") as f:
         header = f.read(12)
         n = int(np.frombuffer(header[:8], "<u8")[0])
@@ -185,6 +185,15 @@ def check_tree(output, in_tree, label=""):
     return total
 
 
+def check_weight(total, weight, label):
+    """Asserts that a tree's total equals a set's reference weight to 1e-12 relative (the tree is
+    exact and EdgeLength is in double: only the order of the sum may differ); returns the relative
+    difference."""
+    relative = abs(total - weight) / weight
+    assert relative <= 1e-12, "%s: total %.17g, reference %.17g (relative %.3g)" % (label, total, weight, relative)
+    return relative
+
+
 def reference(data_dir, name):
     with open(os.path.join(data_dir, name + ".ref.json")) as f:
         return json.load(f)
@@ -222,16 +231,22 @@ def passed(message):
     sys.stdout.flush()
 
 
-def shared_set(args):
-    """The shared set named by --set in --data-dir: (xyz, dim, reference values), or a skip when
-    the data are not there."""
+def data_set_file(args):
+    """The set named by --set in --data-dir: (absolute path of its .f32, reference values), or a skip
+    when they are not there (the shared folder is optional; Testing/Data's sets are always there)."""
     if not args.data_dir or not os.path.isdir(args.data_dir):
-        skip("shared data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
-    f32 = os.path.join(args.data_dir, args.set + ".f32")
+        skip("data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
+    f32 = os.path.abspath(os.path.join(args.data_dir, args.set + ".f32"))
     if not os.path.exists(f32):
         skip("%s not found" % f32)
+    return f32, reference(args.data_dir, args.set)
+
+
+def data_set(args):
+    """The set named by --set in --data-dir: (xyz, dim, reference values), or a skip (data_set_file)."""
+    f32, ref = data_set_file(args)
     xyz, dim = read_f32(f32)
-    return xyz, dim, reference(args.data_dir, args.set)
+    return xyz, dim, ref
 
 
 def skip(message):

@@ -4,10 +4,13 @@
 partition of VTK's own vtkEuclideanClusterExtraction (all regions, radius = threshold), which joins
 every pair of points closer than the radius without any tree. Thresholds lie strictly between two
 distinct edge lengths of the tree (in the middle of a wide gap), so that rounding in either filter
-cannot matter. Clouds: random subsets of shared sets (3D survey, 3D surface scan, 2D cities with
-duplicate points, 2D integer stipples with ties) and a synthetic clustered cloud (Gaussian blobs,
-filaments and a uniform background). The ClusterId of MST Clusters must also equal VTK's partition
+cannot matter. Clouds: with --synthetic, a synthetic clustered cloud (Gaussian blobs, filaments and
+a uniform background); with --data-dir, every real set of that folder (Testing/Data: 3D survey, 2D
+cities with duplicate points, 3D LiDAR with integer coordinates; the shared data adds a surface scan
+and 2D integer stipples with ties), each as a random subset of at most SUBSET points plus every
+point that has an exact duplicate. The ClusterId of MST Clusters must also equal VTK's partition
 ranked by the documented rule (largest first, ties by smallest point index)."""
+import glob
 import os
 import time
 
@@ -18,9 +21,11 @@ from vtkmodules.vtkFiltersPoints import vtkEuclideanClusterExtraction
 import clusters_testing as c
 import emst_testing as t
 
-args = t.arguments()
+args = t.arguments(lambda parser: parser.add_argument("--synthetic", action="store_true",
+                                                      help="also the synthetic clustered cloud"))
 c.load(args.plugin)
 QUANTILES = (0.05, 0.3, 0.6, 0.9, 0.99)
+SUBSET = 6000
 
 
 def vtk_fof(xyz, radius):
@@ -66,32 +71,41 @@ def compare(xyz, name):
     print("  %s: %.2f s" % (name, time.time() - start))
 
 
-# Synthetic clustered cloud: blobs of different widths, two filaments, a uniform background.
-rng = np.random.default_rng(20260101)
-parts = [rng.normal(centre, width, (count, 3)) for centre, width, count in
-         [((0, 0, 0), 0.5, 1500), ((8, 1, 2), 1.0, 1200), ((3, 9, -4), 0.2, 800), ((-6, -5, 5), 2.0, 900)]]
-for (a, b), count in zip([((0, 0, 0), (8, 1, 2)), ((3, 9, -4), (-6, -5, 5))], (400, 400)):
-    s = rng.random((count, 1))
-    parts.append(np.array(a) + s * (np.array(b) - np.array(a)) + rng.normal(0, 0.1, (count, 3)))
-parts.append(rng.uniform(-12, 12, (800, 3)))
-synthetic = np.concatenate(parts).astype(np.float32)
-synthetic = synthetic[rng.permutation(len(synthetic))]
-compare(synthetic, "synthetic clustered cloud")
+def synthetic():
+    """Blobs of different widths, two filaments, a uniform background."""
+    rng = np.random.default_rng(20260101)
+    parts = [rng.normal(centre, width, (count, 3)) for centre, width, count in
+             [((0, 0, 0), 0.5, 1500), ((8, 1, 2), 1.0, 1200), ((3, 9, -4), 0.2, 800), ((-6, -5, 5), 2.0, 900)]]
+    for (a, b), count in zip([((0, 0, 0), (8, 1, 2)), ((3, 9, -4), (-6, -5, 5))], (400, 400)):
+        s = rng.random((count, 1))
+        parts.append(np.array(a) + s * (np.array(b) - np.array(a)) + rng.normal(0, 0.1, (count, 3)))
+    parts.append(rng.uniform(-12, 12, (800, 3)))
+    cloud = np.concatenate(parts).astype(np.float32)
+    return cloud[rng.permutation(len(cloud))]
 
-if not args.data_dir or not os.path.isdir(args.data_dir):
-    t.skip("shared data folder %r not found (the synthetic cloud passed)" % args.data_dir)
-for name, size in (("galaxies_mr19mock84k", 6000), ("scan_bunny36k", 5000), ("geo_cities1000", 8000),
-                   ("tsp_monalisa100k", 4000)):
-    path = os.path.join(args.data_dir, name + ".f32")
-    if not os.path.exists(path):
-        print("note: %s not found, left out" % path)
-        continue
-    xyz, _ = t.read_f32(path)
-    pick = np.sort(np.random.default_rng(12345).choice(len(xyz), size, replace=False))
-    sub = xyz[pick]
-    if name == "geo_cities1000":  # keep the duplicate points in the subset
-        _, inverse, counts = np.unique(xyz, axis=0, return_inverse=True, return_counts=True)
-        duplicated = np.flatnonzero(counts[inverse.ravel()] > 1)
-        sub = np.concatenate([sub, xyz[duplicated]])
-        assert len(np.unique(sub, axis=0)) < len(sub)
-    compare(sub, "%s subset" % name)
+
+def subset(xyz):
+    """A random subset of at most SUBSET points, plus every point that has an exact duplicate (so
+    that the duplicates survive the subsampling)."""
+    pick = np.arange(len(xyz))
+    if len(xyz) > SUBSET:
+        pick = np.random.default_rng(12345).choice(len(xyz), SUBSET, replace=False)
+    _, inverse, counts = np.unique(xyz, axis=0, return_inverse=True, return_counts=True)
+    duplicated = np.flatnonzero(counts[inverse.ravel()] > 1)
+    sub = xyz[np.union1d(pick, duplicated)]
+    assert (len(np.unique(sub, axis=0)) < len(sub)) == (len(duplicated) > 0), "duplicates lost or made"
+    return sub
+
+
+if args.synthetic:
+    compare(synthetic(), "synthetic clustered cloud")
+if args.data_dir:
+    if not os.path.isdir(args.data_dir):
+        t.skip("data folder %r not found: set the CMake cache variable EMST_SHARED_DATA_DIR" % args.data_dir)
+    sets = sorted(glob.glob(os.path.join(args.data_dir, "*.f32")))
+    assert sets, "no .f32 sets in " + args.data_dir
+    for path in sets:
+        xyz, _ = t.read_f32(path)
+        sub = subset(xyz)
+        name = os.path.splitext(os.path.basename(path))[0]
+        compare(sub, "%s %s" % (name, "subset" if len(sub) < len(xyz) else "(all points)"))

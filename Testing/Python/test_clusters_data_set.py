@@ -1,13 +1,13 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""MST Clusters on one shared data set (../shared/data/NAME.f32): cut at the reference thresholds
-t50 and t99 of NAME.ref.json (edges of length exactly t kept), the number of clusters equals the
-reference `clusters` and the 5 largest sizes equal `largest_cluster_sizes`; cut just below t (the
-largest double under it), the count equals `clusters_if_edges_equal_to_t_also_cut` (the sets with
-edges of length exactly t tell the two conventions apart). Each cut's per-point arrays are checked
-whole against scipy's connected components of the tree's kept edges ranked by the documented rule
-(ClusterId 0 = largest, ties by smallest point index; ClusterSize = group size), and the cluster
-table's Size and FirstPoint columns against the same."""
+"""MST Clusters on one real data set (NAME.f32 of Testing/Data or of the shared data): cut at the
+reference thresholds t50 and t99 of NAME.ref.json (edges of length exactly t kept), the number of
+clusters equals the reference `clusters` and the 5 largest sizes equal `largest_cluster_sizes`; cut
+just below t (the largest double under it), the count equals `clusters_if_edges_equal_to_t_also_cut`
+(the sets with edges of length exactly t tell the two conventions apart). Each cut's per-point
+arrays are checked whole against scipy's connected components of the tree's kept edges ranked by the
+documented rule (ClusterId 0 = largest, ties by smallest point index; ClusterSize = group size), and
+the cluster table's Size and FirstPoint columns against the same."""
 import time
 
 import numpy as np
@@ -16,7 +16,7 @@ import clusters_testing as c
 import emst_testing as t
 
 args = t.arguments()
-xyz, dim, ref = t.shared_set(args)
+xyz, dim, ref = t.data_set(args)
 c.load(args.plugin)
 n = len(xyz)
 start = time.time()
