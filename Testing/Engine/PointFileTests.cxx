@@ -353,3 +353,31 @@ TEST(PointFile, SharedDataHeaders)
   }
   EXPECT_EQ(static_cast<double>(lowest), -0.0946900025010109);
 }
+
+TEST(PointFile, JsonNumber)
+{
+  const std::string json = "{\n \"name\": \"t\",\n \"n\": 35947, \"emst\": {\"total_weight\" :\n"
+                           "  37.455210978787875 }, \"t\": -1.5e-3, \"list\": [\"clusters\", 1],\n"
+                           " \"clusters\": 361, \"none\": null, \"text\": \"12\", \"junk\": 1.5x,\n"
+                           " \"last\": 7}";
+  double value = 0.0;
+  ASSERT_TRUE(emst::jsonNumber(json, "n", value));
+  EXPECT_EQ(value, 35947.0);
+  ASSERT_TRUE(emst::jsonNumber(json, "total_weight", value)); // nested, spaces around ':'
+  EXPECT_EQ(value, 37.455210978787875);
+  ASSERT_TRUE(emst::jsonNumber(json, "t", value)); // "t" as a string value comes first
+  EXPECT_EQ(value, -1.5e-3);
+  ASSERT_TRUE(emst::jsonNumber(json, "clusters", value)); // "clusters" in an array comes first
+  EXPECT_EQ(value, 361.0);
+  ASSERT_TRUE(emst::jsonNumber(json, "last", value)); // the text's last member
+  EXPECT_EQ(value, 7.0);
+  value = 42.0;
+  EXPECT_FALSE(emst::jsonNumber(json, "none", value));
+  EXPECT_FALSE(emst::jsonNumber(json, "text", value));
+  EXPECT_FALSE(emst::jsonNumber(json, "junk", value));
+  EXPECT_FALSE(emst::jsonNumber(json, "missing", value));
+  EXPECT_FALSE(emst::jsonNumber("{\"a\": ", "a", value));
+  EXPECT_FALSE(emst::jsonNumber("{\"a\": }", "a", value));
+  EXPECT_FALSE(emst::jsonNumber("{\"a\": 1e999}", "a", value));
+  EXPECT_EQ(value, 42.0) << "a failed lookup must leave the value alone";
+}

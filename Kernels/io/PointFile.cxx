@@ -10,13 +10,14 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
-#include <cstdlib>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -480,20 +481,32 @@ void writeEdges(const std::string& path, const std::vector<Edge>& edges)
 bool jsonNumber(const std::string& text, const std::string& key, double& value)
 {
   const std::string quoted = "\"" + key + "\"";
-  std::size_t at = text.find(quoted);
-  if (at == std::string::npos)
+  constexpr const char* JsonSpace = " \t\r\n";
+  for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1))
   {
-    return false;
+    const std::size_t colon = text.find_first_not_of(JsonSpace, at + quoted.size());
+    if (colon == std::string::npos || text[colon] != ':')
+    {
+      continue; // the same characters as a string value, not as a member name
+    }
+    // The value's token ends where the member ends; the whole token must be one number.
+    const std::size_t first = text.find_first_not_of(JsonSpace, colon + 1);
+    if (first == std::string::npos || std::strchr(",]}", text[first]))
+    {
+      return false;
+    }
+    const std::size_t stop = std::min(text.find_first_of(",]}", first), text.size());
+    const char* end = text.data() + text.find_last_not_of(JsonSpace, stop - 1) + 1;
+    double number = 0.0;
+    const auto parsed = std::from_chars(text.data() + first, end, number, std::chars_format::general);
+    if (parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(number))
+    {
+      return false;
+    }
+    value = number;
+    return true;
   }
-  at = text.find(':', at + quoted.size());
-  if (at == std::string::npos)
-  {
-    return false;
-  }
-  const char* begin = text.c_str() + at + 1;
-  char* end = nullptr;
-  value = std::strtod(begin, &end);
-  return end != begin;
+  return false;
 }
 
 } // namespace emst

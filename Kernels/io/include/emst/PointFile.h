@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EMST plugin developers
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// Reading point clouds from files, for the emst program, the benchmark and the tests.
+// Reading point clouds from files, for the emst program, the benchmark and the tests (library
+// EMST::PointFile; the engine itself never reads files).
 #pragma once
 
 #include "emst/Emst.h"
@@ -36,8 +37,9 @@ void writeF32(const std::string& path, const PointSet& points);
 /// Writes the edges as text, one "i j length" line per edge (length with 17 significant digits).
 void writeEdges(const std::string& path, const std::vector<Edge>& edges);
 
-/// The number after `"key":` in a JSON text: a deliberately small reader for the reference files
-/// (NAME.ref.json) beside point sets. False when the key or a number is missing.
+/// The value of the first member named `key` (at any depth) of a JSON text, when that value is a
+/// number: for the reference files (NAME.ref.json) beside point sets, whose keys are unique. False
+/// when there is no such member or its value is not a finite number (a string, null, ...).
 bool jsonNumber(const std::string& text, const std::string& key, double& value);
 
 } // namespace emst
