@@ -266,6 +266,20 @@ bool parseNumber(const std::string& field, double& value)
   return result.ec == std::errc() && result.ptr == last;
 }
 
+/// Whether a field begins like a number: an optional sign, then a digit or '.' and a digit; or a
+/// whole nan/inf. A line whose first field does is a point, however malformed the rest: only
+/// other lines may be a header, so that no malformed point is dropped as one.
+bool startsLikeNumber(const std::string& field)
+{
+  const std::size_t k = !field.empty() && (field[0] == '+' || field[0] == '-') ? 1 : 0;
+  const auto digitAt = [&field](std::size_t at) {
+    return at < field.size() && std::isdigit(static_cast<unsigned char>(field[at]));
+  };
+  double ignored = 0.0;
+  return digitAt(k) || (k < field.size() && field[k] == '.' && digitAt(k + 1)) ||
+    parseNumber(field, ignored);
+}
+
 std::string quoteForMessage(const std::string& text)
 {
   constexpr std::size_t MaxShown = 60;
@@ -317,9 +331,9 @@ PointSet readText(const std::string& path)
     }
     if (!allFieldsNumeric)
     {
-      if (points.count == 0 && !headerSkipped)
+      if (points.count == 0 && !headerSkipped && !fields.empty() && !startsLikeNumber(fields[0]))
       {
-        headerSkipped = true; // one non-numeric header line ("x,y,z") before the data
+        headerSkipped = true; // one header line ("x,y,z") before the data
         continue;
       }
       fail(path, "line " + std::to_string(lineNumber) + ": bad point " + quoteForMessage(content) +

@@ -300,6 +300,62 @@ TEST(PointFile, TextErrors)
   std::remove(unknown.c_str());
 }
 
+TEST(PointFile, TextMalformedFirstPointIsNotAHeader)
+{
+  // A line that starts like a number is a point, however malformed: taking it for a header would
+  // drop a point without a word. The error names the line.
+  struct Case
+  {
+    const char* name;
+    const char* text;
+    const char* reason;
+  };
+  const Case cases[] = {
+    { "junk.xyz", "1 2 3 junk\n4 5 6\n", "line 1" },
+    { "emptyfield.csv", "0,,0\n1,2,3\n", "line 1" },
+    { "hex.xyz", "0x1p3 0 0\n1 2 3\n", "line 1" },
+    { "signed.xyz", "-1 2 3q\n4 5 6\n", "line 1" },
+    { "point.csv", ".5,1,z\n4,5,6\n", "line 1" },
+    { "nonfinite.xyz", "inf 1 two\n4 5 6\n", "line 1" },
+    { "aftercomments.xyz", "# c\n\n  \n1 2 3 junk\n4 5 6\n", "line 4" },
+    { "crlf.xyz", "1 2 3 junk\r\n4 5 6\r\n", "line 1" },
+  };
+  for (const Case& c : cases)
+  {
+    const std::string path = tempPath(c.name);
+    writeBytes(path, c.text);
+    expectReadError(path, c.reason);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(PointFile, TextHeaders)
+{
+  // One line that does not start like a number, before the first point, is a header.
+  struct Case
+  {
+    const char* name;
+    const char* text;
+    std::size_t count;
+  };
+  const Case cases[] = {
+    { "names.csv", "x,y,z\n1,2,3\n", 1 },
+    { "index.csv", ",x,y\n1,2\n3,4\n", 2 },
+    { "words.xyz", "# made by hand\nlongitude latitude\n1 2\n", 1 },
+    { "info.xyz", "info 1 2\n1 2\n", 1 },
+    { "minus.txt", "-x -y\n1 2\n", 1 },
+  };
+  for (const Case& c : cases)
+  {
+    const std::string path = tempPath(c.name);
+    writeBytes(path, c.text);
+    emst::PointSet points;
+    ASSERT_NO_THROW(points = emst::readPointFile(path)) << c.name;
+    EXPECT_EQ(points.count, c.count) << c.name;
+    std::remove(path.c_str());
+  }
+}
+
 TEST(PointFile, WriteEdges)
 {
   const std::vector<emst::Edge> edges = { { 0, 1, 0.0 }, { 2, 5, 0.1 }, { 1, 4294967294u, 1.0 / 3.0 },

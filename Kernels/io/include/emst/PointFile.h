@@ -27,8 +27,10 @@ struct PointSet
 
 /// Reads `.f32` (little-endian uint64 n, uint32 dim, then n*dim float32, point-major) or text
 /// (`.xyz`, `.csv`, `.txt`: one point per line, 2 or 3 numbers separated by spaces, tabs or commas;
-/// lines starting with '#' and a non-numeric header line are skipped). Throws Error(InvalidInput)
-/// with the path and the reason on any problem.
+/// blank lines, lines starting with '#', and one header line before the first point are skipped,
+/// a header being a line whose first field does not start like a number, e.g. "x,y,z"). Throws
+/// Error(InvalidInput) with the path and the reason on any problem; a malformed line is one, named
+/// by its number: no line is dropped silently.
 PointSet readPointFile(const std::string& path);
 
 /// Writes `.f32`.
