@@ -6,21 +6,22 @@
 //   points=N dim=D edges=E total_weight=W backend=B time_ms=T
 // (W with 17 significant digits, T the wall time of the computeEmst call), then details.
 // Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
+#include "CommandLine.h"
 #include "emst/Emst.h"
 #include "emst/PointFile.h"
 
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 
 namespace
 {
+
+using emstcli::UsageError;
 
 const char* const UsageText =
   "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] FILE\n";
@@ -46,11 +47,6 @@ const char* const HelpText =
   "  peak working memory and the per-phase times. Engine messages go to stderr.\n"
   "Exit status: 0 success, 1 error (file or engine), 2 usage error.\n";
 
-struct UsageError
-{
-  std::string message;
-};
-
 struct CommandLine
 {
   std::string backend;
@@ -62,51 +58,15 @@ struct CommandLine
   bool help = false;
 };
 
-int parseThreads(const std::string& text)
-{
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < 0 || value > 1 << 20)
-  {
-    throw UsageError{ "--threads needs a non-negative integer, got '" + text + "'" };
-  }
-  return static_cast<int>(value);
-}
-
 CommandLine parseCommandLine(int argc, char** argv)
 {
   CommandLine cl;
   bool onlyFiles = false;
-  for (int k = 1; k < argc; ++k)
+  emstcli::Arguments args(argc, argv);
+  while (args.next())
   {
-    const std::string arg = argv[k];
-    // Accept both "--opt value" and "--opt=value".
-    std::string name = arg;
-    std::string value;
-    bool hasInlineValue = false;
-    if (!onlyFiles && arg.rfind("--", 0) == 0)
-    {
-      const std::size_t eq = arg.find('=');
-      if (eq != std::string::npos)
-      {
-        name = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        hasInlineValue = true;
-      }
-    }
-    auto takeValue = [&](const char* option) -> std::string {
-      if (hasInlineValue)
-      {
-        return value;
-      }
-      if (k + 1 >= argc)
-      {
-        throw UsageError{ std::string(option) + " needs a value" };
-      }
-      return argv[++k];
-    };
-
+    const std::string& arg = args.arg();
+    const std::string& name = args.name();
     if (onlyFiles || arg.empty() || arg[0] != '-' || arg == "-")
     {
       if (!cl.input.empty())
@@ -125,16 +85,16 @@ CommandLine parseCommandLine(int argc, char** argv)
     }
     else if (name == "--backend")
     {
-      cl.backend = takeValue("--backend");
+      cl.backend = args.value();
       cl.backendGiven = true;
     }
     else if (name == "--threads")
     {
-      cl.threads = parseThreads(takeValue("--threads"));
+      cl.threads = emstcli::parseInteger("--threads", args.value(), 0, 1 << 20);
     }
     else if (name == "--edges")
     {
-      cl.edgesPath = takeValue("--edges");
+      cl.edgesPath = args.value();
       if (cl.edgesPath.empty())
       {
         throw UsageError{ "--edges needs a file name" };

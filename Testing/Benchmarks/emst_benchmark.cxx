@@ -18,12 +18,14 @@
 // cut's own time (Clustering::milliseconds, medians), the download of the per-point arrays apart,
 // and the groups checked against a host union-find (and NAME.ref.json's cluster counts).
 #include "Benchmark.h"
+#include "CommandLine.h"
 
-#include <cerrno>
 #include <cstdlib>
 #include <exception>
 
 using namespace emstbench;
+using emstcli::parseInteger;
+using emstcli::UsageError;
 
 namespace
 {
@@ -66,59 +68,24 @@ const char* const HelpText =
   "Exit status: 0 all sets ran and matched their references (or have none), 1 otherwise,\n"
   "2 usage error.\n";
 
-struct UsageError
-{
-  std::string message;
-};
-
-int parseInt(const std::string& option, const std::string& text, int lowest)
-{
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < lowest || value > 1000000)
-  {
-    throw UsageError{ option + " needs an integer >= " + std::to_string(lowest) + ", got '" + text + "'" };
-  }
-  return static_cast<int>(value);
-}
-
 Settings parseCommandLine(int argc, char** argv, bool& help)
 {
   Settings settings;
   const char* benchData = std::getenv("EMST_BENCH_DATA");
   settings.dataDir = benchData && *benchData ? benchData : ".";
   settings.options.keepDeviceMemory = true;
-  for (int k = 1; k < argc; ++k)
+  emstcli::Arguments args(argc, argv);
+  while (args.next())
   {
-    const std::string arg = argv[k];
-    std::string name = arg;
-    std::string value;
-    bool hasInlineValue = false;
-    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos)
-    {
-      name = arg.substr(0, arg.find('='));
-      value = arg.substr(arg.find('=') + 1);
-      hasInlineValue = true;
-    }
-    auto takeValue = [&]() -> std::string {
-      if (hasInlineValue)
-      {
-        return value;
-      }
-      if (k + 1 >= argc)
-      {
-        throw UsageError{ name + " needs a value" };
-      }
-      return argv[++k];
-    };
+    const std::string& arg = args.arg();
+    const std::string& name = args.name();
     if (arg == "-h" || arg == "--help")
     {
       help = true;
     }
     else if (name == "--backend")
     {
-      const std::string text = takeValue();
+      const std::string text = args.value();
       try
       {
         settings.options.backend = emst::parseBackend(text);
@@ -130,23 +97,23 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     }
     else if (name == "--repeat")
     {
-      settings.repeat = parseInt("--repeat", takeValue(), 1);
+      settings.repeat = parseInteger("--repeat", args.value(), 1, 1000000);
     }
     else if (name == "--threads")
     {
-      settings.options.cpuThreads = parseInt("--threads", takeValue(), 0);
+      settings.options.cpuThreads = parseInteger("--threads", args.value(), 0, 1000000);
     }
     else if (name == "--data-dir")
     {
-      settings.dataDir = takeValue();
+      settings.dataDir = args.value();
     }
     else if (name == "--reference")
     {
-      settings.referencePath = takeValue();
+      settings.referencePath = args.value();
     }
     else if (name == "--tolerance")
     {
-      const std::string text = takeValue();
+      const std::string text = args.value();
       char* end = nullptr;
       settings.tolerance = std::strtod(text.c_str(), &end);
       if (text.empty() || *end != '\0' || !(settings.tolerance >= 0.0))
@@ -156,11 +123,11 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     }
     else if (name == "--csv")
     {
-      settings.csvPath = takeValue();
+      settings.csvPath = args.value();
     }
     else if (name == "--json")
     {
-      settings.jsonPath = takeValue();
+      settings.jsonPath = args.value();
     }
     else if (arg == "--no-header")
     {
@@ -176,7 +143,7 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     }
     else if (name == "--min-size")
     {
-      settings.minimumClusterSize = static_cast<std::size_t>(parseInt("--min-size", takeValue(), 0));
+      settings.minimumClusterSize = static_cast<std::size_t>(parseInteger("--min-size", args.value(), 0, 1000000));
     }
     else if (!arg.empty() && arg[0] == '-')
     {
