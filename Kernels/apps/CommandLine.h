@@ -20,7 +20,7 @@ struct UsageError
 
 /// The most CPU threads --threads accepts: more than the hardware threads of any machine these
 /// programs run on (oversubscribing only slows the run down), and far below the counts at which
-/// the OpenMP runtime fails (libgomp crashes creating 100000 threads).
+/// the OpenMP runtime fails (libgomp crashes creating 100000 threads). Both help texts say 1024.
 constexpr int MaxThreads = 1024;
 
 /// A whole decimal number in [lowest, highest]; else a UsageError naming the option and the range.
