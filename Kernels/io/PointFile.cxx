@@ -146,6 +146,14 @@ PointSet readF32(const std::string& path)
   }
   const std::uint64_t payloadBytes = fileBytes - F32HeaderBytes;
   const std::uint64_t pointBytes = dim * sizeof(float);
+  // Below this bound the file size, header included, fits in 64 bits: every size computed from
+  // here on is exact.
+  if (n > (std::numeric_limits<std::uint64_t>::max() - F32HeaderBytes) / pointBytes)
+  {
+    fail(path, "invalid .f32 header: n=" + std::to_string(n) + " points of dimension " +
+        std::to_string(dim) + " would take more than 2^64 bytes (is this really an .f32 point "
+        "file?)");
+  }
   if (n > payloadBytes / pointBytes)
   {
     fail(path, "n=" + std::to_string(n) + " points of dimension " + std::to_string(dim) +

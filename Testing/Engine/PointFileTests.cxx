@@ -184,10 +184,20 @@ TEST(PointFile, F32Errors)
   const std::string truncated = tempPath("truncated.f32");
   writeBytes(truncated, f32Header(10, 3) + floatBytes(std::vector<float>(29, 1.0f)));
   expectReadError(truncated, "too large for the file");
+  expectReadError(truncated, "the file holds 128 bytes, 132 expected");
 
+  // A count whose size does not fit in 64 bits is a broken header, not a short file (the size
+  // computed modulo 2^64 once read "12 expected").
   const std::string huge = tempPath("huge.f32");
-  writeBytes(huge, f32Header(std::uint64_t(1) << 62, 3) + floatBytes({ 1, 2, 3 }));
-  expectReadError(huge, "too large for the file");
+  for (const std::uint64_t n : { std::uint64_t(1) << 62, std::uint64_t(1) << 63, ~std::uint64_t(0),
+         (~std::uint64_t(0) - 11) / 12 + 1 })
+  {
+    writeBytes(huge, f32Header(n, 3) + floatBytes({ 1, 2, 3 }) + std::string(108, '\0'));
+    expectReadError(huge, "invalid .f32 header: n=" + std::to_string(n));
+  }
+  const std::uint64_t largestSize = (~std::uint64_t(0) - 12) / 8; // fits, with the header
+  writeBytes(huge, f32Header(largestSize, 2) + floatBytes({ 1, 2 }));
+  expectReadError(huge, std::to_string(12 + largestSize * 8) + " expected");
 
   const std::string trailing = tempPath("trailing.f32");
   writeBytes(trailing, f32Header(1, 2) + floatBytes({ 1, 2, 3 }));
