@@ -4,7 +4,8 @@
 // emst: the engine from the command line. Reads a point file, computes its Euclidean minimum
 // spanning tree and prints one machine-readable summary line
 //   points=N dim=D edges=E total_weight=W backend=B time_ms=T
-// (W with 17 significant digits, T the wall time of the computeEmst call), then details.
+// (W with 17 significant digits, T the wall time of the computeEmst call), then details. The
+// engine's steps go to stderr when it is a terminal, or with --progress.
 // Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
 #include "CommandLine.h"
 #include "emst/Emst.h"
@@ -18,13 +19,16 @@
 #include <new>
 #include <string>
 
+#include <unistd.h>
+
 namespace
 {
 
 using emstcli::UsageError;
 
 const char* const UsageText =
-  "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] FILE\n";
+  "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] [--progress]\n"
+  "            FILE\n";
 
 const char* const HelpText =
   "Computes the exact Euclidean minimum spanning tree of a 2D or 3D point cloud.\n"
@@ -39,6 +43,8 @@ const char* const HelpText =
   "--edges OUT.txt  write the edges, one \"i j length\" line each (17 significant digits),\n"
   "                 ordered by (length, i, j).\n"
   "--quiet          print the summary line only (engine messages still go to stderr).\n"
+  "--progress       show the engine's steps on stderr (\"emst: progress  45% round 3 (1.2 s)\"):\n"
+  "                 the default when stderr is a terminal (one line, redrawn), unless --quiet.\n"
   "-h, --help       this text.\n"
   "\n"
   "Output (stdout):\n"
@@ -54,6 +60,7 @@ struct CommandLine
   int threads = 0;
   std::string edgesPath;
   bool quiet = false;
+  bool progress = false;
   std::string input;
   bool help = false;
 };
@@ -104,6 +111,10 @@ CommandLine parseCommandLine(int argc, char** argv)
     {
       cl.quiet = true;
     }
+    else if (arg == "--progress")
+    {
+      cl.progress = true;
+    }
     else
     {
       throw UsageError{ "unknown option '" + arg + "'" };
@@ -115,6 +126,47 @@ CommandLine parseCommandLine(int argc, char** argv)
   }
   return cl;
 }
+
+/// The engine's steps on stderr (Options::progress): on a terminal one line redrawn in place,
+/// elsewhere (a log) one line per step. A line left open by an error is ended on destruction, so
+/// that the error message starts a line of its own.
+class ProgressPrinter
+{
+public:
+  explicit ProgressPrinter(bool inPlace)
+    : InPlace(inPlace)
+    , Start(std::chrono::steady_clock::now())
+  {
+  }
+  ~ProgressPrinter()
+  {
+    if (this->LineOpen)
+    {
+      std::fputc('\n', stderr);
+    }
+  }
+  ProgressPrinter(const ProgressPrinter&) = delete;
+  ProgressPrinter& operator=(const ProgressPrinter&) = delete;
+
+  bool operator()(double fraction, const char* step)
+  {
+    const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - this->Start).count();
+    // Whole percents rounded down: 100% only once the engine says "done".
+    const int percent = static_cast<int>(fraction * 100.0);
+    this->LineOpen = this->InPlace && std::string(step) != "done";
+    // In place: back to the line's start, the text, then erase what a longer text left.
+    std::fprintf(stderr, "%semst: progress %3d%% %s (%.1f s)%s%s", this->InPlace ? "\r" : "",
+      percent, step, seconds, this->InPlace ? "\033[K" : "", this->LineOpen ? "" : "\n");
+    std::fflush(stderr);
+    return true;
+  }
+
+private:
+  bool InPlace;
+  bool LineOpen = false;
+  std::chrono::steady_clock::time_point Start;
+};
 
 int run(const CommandLine& cl)
 {
@@ -138,6 +190,14 @@ int run(const CommandLine& cl)
 
   const emst::PointSet points = emst::readPointFile(cl.input);
 
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  ProgressPrinter progress(terminal);
+  if (cl.progress || (terminal && !cl.quiet))
+  {
+    options.progress = [&progress](double fraction, const char* step) {
+      return progress(fraction, step);
+    };
+  }
   const auto start = std::chrono::steady_clock::now();
   const emst::Result result = emst::computeEmst(points.view(), options);
   const auto stop = std::chrono::steady_clock::now();
