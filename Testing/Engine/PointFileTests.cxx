@@ -3,6 +3,7 @@
 //
 // emst/PointFile.h: .f32 and text reading, writing, and the errors (InvalidInput with the path
 // and the reason). No engine call here.
+#include "PointFileTesting.h"
 #include "TestSupport.h"
 
 #include "emst/PointFile.h"
@@ -14,52 +15,11 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <unistd.h>
 
 using namespace emsttest;
 
 namespace
 {
-
-std::string tempPath(const std::string& name)
-{
-  return testing::TempDir() + "emst_pointfile_" + std::to_string(static_cast<long>(::getpid())) + "_" + name;
-}
-
-void writeBytes(const std::string& path, const std::string& bytes)
-{
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string f32Header(std::uint64_t n, std::uint32_t dim)
-{
-  std::string header(12, '\0');
-  for (int b = 0; b < 8; ++b)
-  {
-    header[b] = static_cast<char>((n >> (8 * b)) & 0xff);
-  }
-  for (int b = 0; b < 4; ++b)
-  {
-    header[8 + b] = static_cast<char>((dim >> (8 * b)) & 0xff);
-  }
-  return header;
-}
-
-std::string floatBytes(const std::vector<float>& values)
-{
-  std::string bytes;
-  for (float v : values)
-  {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    for (int b = 0; b < 4; ++b)
-    {
-      bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xff));
-    }
-  }
-  return bytes;
-}
 
 /// The read must fail with InvalidInput; the message must name the file and contain `reason`.
 void expectReadError(const std::string& path, const std::string& reason)
