@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
 
@@ -36,6 +37,26 @@ void expectReadError(const std::string& path, const std::string& reason)
     EXPECT_NE(message.find(path), std::string::npos) << "the message does not name the file: " << message;
     EXPECT_NE(message.find(reason), std::string::npos)
       << "the message does not say '" << reason << "': " << message;
+  }
+}
+
+/// A text file that must not read: its name (the extension matters), its bytes, and what the
+/// error must say.
+struct TextErrorCase
+{
+  const char* name;
+  const char* text;
+  const char* reason;
+};
+
+void expectTextErrors(std::initializer_list<TextErrorCase> cases)
+{
+  for (const TextErrorCase& c : cases)
+  {
+    const std::string path = tempPath(c.name);
+    writeBytes(path, c.text);
+    expectReadError(path, c.reason);
+    std::remove(path.c_str());
   }
 }
 
@@ -240,13 +261,7 @@ TEST(PointFile, TextExactFloat32Decimals)
 
 TEST(PointFile, TextErrors)
 {
-  struct Case
-  {
-    const char* name;
-    const char* text;
-    const char* reason;
-  };
-  const Case cases[] = {
+  expectTextErrors({
     { "mixed.xyz", "1 2 3\n4 5\n", "mixed" },
     { "mixed2.csv", "1,2\n1,2,3\n", "mixed" },
     { "bad.xyz", "1 2 3\n4 five 6\n", "line 2" },
@@ -255,14 +270,7 @@ TEST(PointFile, TextErrors)
     { "one.txt", "1\n2\n", "line 1" },
     { "emptyfield.csv", "x,y,z\n1,,3\n4,5,6\n", "line 2" },
     { "garbage.xyz", "x y z\n1 2 3x\n4 5 6\n", "line 2" },
-  };
-  for (const Case& c : cases)
-  {
-    const std::string path = tempPath(c.name);
-    writeBytes(path, c.text);
-    expectReadError(path, c.reason);
-    std::remove(path.c_str());
-  }
+  });
   expectReadError(tempPath("missing.xyz"), "cannot open");
   const std::string unknown = tempPath("points.ply");
   writeBytes(unknown, "1 2 3\n");
@@ -274,13 +282,7 @@ TEST(PointFile, TextMalformedFirstPointIsNotAHeader)
 {
   // A line that starts like a number is a point, however malformed: taking it for a header would
   // drop a point without a word. The error names the line.
-  struct Case
-  {
-    const char* name;
-    const char* text;
-    const char* reason;
-  };
-  const Case cases[] = {
+  expectTextErrors({
     { "junk.xyz", "1 2 3 junk\n4 5 6\n", "line 1" },
     { "emptyfield.csv", "0,,0\n1,2,3\n", "line 1" },
     { "hex.xyz", "0x1p3 0 0\n1 2 3\n", "line 1" },
@@ -289,14 +291,7 @@ TEST(PointFile, TextMalformedFirstPointIsNotAHeader)
     { "nonfinite.xyz", "inf 1 two\n4 5 6\n", "line 1" },
     { "aftercomments.xyz", "# c\n\n  \n1 2 3 junk\n4 5 6\n", "line 4" },
     { "crlf.xyz", "1 2 3 junk\r\n4 5 6\r\n", "line 1" },
-  };
-  for (const Case& c : cases)
-  {
-    const std::string path = tempPath(c.name);
-    writeBytes(path, c.text);
-    expectReadError(path, c.reason);
-    std::remove(path.c_str());
-  }
+  });
 }
 
 TEST(PointFile, TextHeaders)
