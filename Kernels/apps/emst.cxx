@@ -39,7 +39,7 @@ const char* const HelpText =
   "                 (before the first point, not starting like a number) are skipped.\n"
   "--backend B      auto (GPU when usable, else CPU; the default), cuda (or gpu), cpu.\n"
   "                 Without --backend, the environment variable EMST_BACKEND is used if set.\n"
-  "--threads N      CPU backend threads, 0 (the OpenMP default, the default) to 1024.\n"
+  "--threads N      CPU backend threads, 0 to 1024 (default 0: the OpenMP default).\n"
   "--edges OUT.txt  write the edges, one \"i j length\" line each (17 significant digits),\n"
   "                 ordered by (length, i, j).\n"
   "--quiet          print the summary line only (engine messages still go to stderr).\n"

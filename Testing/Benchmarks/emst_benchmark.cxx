@@ -43,7 +43,7 @@ const char* const HelpText =
   "\n"
   "--backend B    auto (default), cuda (gpu) or cpu.\n"
   "--repeat N     timed runs per set after one warm-up run (default 5).\n"
-  "--threads N    CPU backend threads, 0 (OpenMP default) to 1024.\n"
+  "--threads N    CPU backend threads, 0 to 1024 (0 = OpenMP default).\n"
   "--reference F  gen_points_reference.txt (default: $EMST_SHARED_DIR/tools/, else found\n"
   "               beside the set as ../tools/ or ./).\n"
   "--tolerance X  largest accepted relative error of the total weight (default 1e-6).\n"
