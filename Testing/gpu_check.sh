@@ -282,7 +282,7 @@ for tool in memcheck racecheck; do
   record $tool "$step_status" "$step_seconds" "$tool.log" "$note"
 done
 
-bench_bin="$build/Kernels/emst_benchmark"
+bench_bin="$build/Testing/Benchmarks/emst_benchmark"
 
 new_scratch() { # NAME: a new empty folder for one step's run_benchmarks.sh output
   local folder

@@ -4,39 +4,47 @@
 // emst: the engine from the command line. Reads a point file, computes its Euclidean minimum
 // spanning tree and prints one machine-readable summary line
 //   points=N dim=D edges=E total_weight=W backend=B time_ms=T
-// (W with 17 significant digits, T the wall time of the computeEmst call), then details.
+// (W with 17 significant digits, T the wall time of the computeEmst call), then details. The
+// engine's steps go to stderr when it is a terminal, or with --progress.
 // Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
+#include "CommandLine.h"
 #include "emst/Emst.h"
 #include "emst/PointFile.h"
 
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 
+#include <unistd.h>
+
 namespace
 {
 
+using emstcli::UsageError;
+
 const char* const UsageText =
-  "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] FILE\n";
+  "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] [--progress]\n"
+  "            FILE\n";
 
 const char* const HelpText =
   "Computes the exact Euclidean minimum spanning tree of a 2D or 3D point cloud.\n"
   "\n"
   "FILE             .f32 (little-endian uint64 n, uint32 dim, n*dim float32, point-major), or\n"
   "                 text (.xyz, .csv, .txt): one point per line, 2 or 3 numbers separated by\n"
-  "                 spaces, tabs or commas; '#' lines and one header line are skipped.\n"
+  "                 spaces, tabs or commas; '#' lines, blank lines and one header line\n"
+  "                 (before the first point, not starting like a number) are skipped.\n"
   "--backend B      auto (GPU when usable, else CPU; the default), cuda (or gpu), cpu.\n"
   "                 Without --backend, the environment variable EMST_BACKEND is used if set.\n"
-  "--threads N      CPU backend threads (0 = the OpenMP default).\n"
+  "--threads N      CPU backend threads, 0 to 1024 (default 0: the OpenMP default).\n"
   "--edges OUT.txt  write the edges, one \"i j length\" line each (17 significant digits),\n"
   "                 ordered by (length, i, j).\n"
   "--quiet          print the summary line only (engine messages still go to stderr).\n"
+  "--progress       show the engine's steps on stderr (\"emst: progress  45% round 3 (1.2 s)\"):\n"
+  "                 the default when stderr is a terminal (one line, redrawn), unless --quiet.\n"
   "-h, --help       this text.\n"
   "\n"
   "Output (stdout):\n"
@@ -45,11 +53,6 @@ const char* const HelpText =
   "  peak working memory and the per-phase times. Engine messages go to stderr.\n"
   "Exit status: 0 success, 1 error (file or engine), 2 usage error.\n";
 
-struct UsageError
-{
-  std::string message;
-};
-
 struct CommandLine
 {
   std::string backend;
@@ -57,55 +60,20 @@ struct CommandLine
   int threads = 0;
   std::string edgesPath;
   bool quiet = false;
+  bool progress = false;
   std::string input;
   bool help = false;
 };
-
-int parseThreads(const std::string& text)
-{
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || value < 0 || value > 1 << 20)
-  {
-    throw UsageError{ "--threads needs a non-negative integer, got '" + text + "'" };
-  }
-  return static_cast<int>(value);
-}
 
 CommandLine parseCommandLine(int argc, char** argv)
 {
   CommandLine cl;
   bool onlyFiles = false;
-  for (int k = 1; k < argc; ++k)
+  emstcli::Arguments args(argc, argv);
+  while (args.next())
   {
-    const std::string arg = argv[k];
-    // Accept both "--opt value" and "--opt=value".
-    std::string name = arg;
-    std::string value;
-    bool hasInlineValue = false;
-    if (!onlyFiles && arg.rfind("--", 0) == 0)
-    {
-      const std::size_t eq = arg.find('=');
-      if (eq != std::string::npos)
-      {
-        name = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        hasInlineValue = true;
-      }
-    }
-    auto takeValue = [&](const char* option) -> std::string {
-      if (hasInlineValue)
-      {
-        return value;
-      }
-      if (k + 1 >= argc)
-      {
-        throw UsageError{ std::string(option) + " needs a value" };
-      }
-      return argv[++k];
-    };
-
+    const std::string& arg = args.arg();
+    const std::string& name = args.name();
     if (onlyFiles || arg.empty() || arg[0] != '-' || arg == "-")
     {
       if (!cl.input.empty())
@@ -124,16 +92,16 @@ CommandLine parseCommandLine(int argc, char** argv)
     }
     else if (name == "--backend")
     {
-      cl.backend = takeValue("--backend");
+      cl.backend = args.value();
       cl.backendGiven = true;
     }
     else if (name == "--threads")
     {
-      cl.threads = parseThreads(takeValue("--threads"));
+      cl.threads = emstcli::parseThreads(args.value());
     }
     else if (name == "--edges")
     {
-      cl.edgesPath = takeValue("--edges");
+      cl.edgesPath = args.value();
       if (cl.edgesPath.empty())
       {
         throw UsageError{ "--edges needs a file name" };
@@ -142,6 +110,10 @@ CommandLine parseCommandLine(int argc, char** argv)
     else if (arg == "--quiet" || arg == "-q")
     {
       cl.quiet = true;
+    }
+    else if (arg == "--progress")
+    {
+      cl.progress = true;
     }
     else
     {
@@ -154,6 +126,47 @@ CommandLine parseCommandLine(int argc, char** argv)
   }
   return cl;
 }
+
+/// The engine's steps on stderr (Options::progress): on a terminal one line redrawn in place,
+/// elsewhere (a log) one line per step. A line left open by an error is ended on destruction, so
+/// that the error message starts a line of its own.
+class ProgressPrinter
+{
+public:
+  explicit ProgressPrinter(bool inPlace)
+    : InPlace(inPlace)
+    , Start(std::chrono::steady_clock::now())
+  {
+  }
+  ~ProgressPrinter()
+  {
+    if (this->LineOpen)
+    {
+      std::fputc('\n', stderr);
+    }
+  }
+  ProgressPrinter(const ProgressPrinter&) = delete;
+  ProgressPrinter& operator=(const ProgressPrinter&) = delete;
+
+  bool operator()(double fraction, const char* step)
+  {
+    const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - this->Start).count();
+    // Whole percents rounded down: 100% only once the engine says "done".
+    const int percent = static_cast<int>(fraction * 100.0);
+    this->LineOpen = this->InPlace && std::string(step) != "done";
+    // In place: back to the line's start, the text, then erase what a longer text left.
+    std::fprintf(stderr, "%semst: progress %3d%% %s (%.1f s)%s%s", this->InPlace ? "\r" : "",
+      percent, step, seconds, this->InPlace ? "\033[K" : "", this->LineOpen ? "" : "\n");
+    std::fflush(stderr);
+    return true;
+  }
+
+private:
+  bool InPlace;
+  bool LineOpen = false;
+  std::chrono::steady_clock::time_point Start;
+};
 
 int run(const CommandLine& cl)
 {
@@ -177,6 +190,14 @@ int run(const CommandLine& cl)
 
   const emst::PointSet points = emst::readPointFile(cl.input);
 
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  ProgressPrinter progress(terminal);
+  if (cl.progress || (terminal && !cl.quiet))
+  {
+    options.progress = [&progress](double fraction, const char* step) {
+      return progress(fraction, step);
+    };
+  }
   const auto start = std::chrono::steady_clock::now();
   const emst::Result result = emst::computeEmst(points.view(), options);
   const auto stop = std::chrono::steady_clock::now();

@@ -19,7 +19,7 @@
 # Environment:
 #   EMST_SHARED_DIR      folder with data/ and tools/ (default: ../shared beside the repository,
 #                        else .device-data inside it)
-#   EMST_BUILD_DIR       build folder holding Kernels/emst_benchmark (default: build)
+#   EMST_BUILD_DIR       build folder holding Testing/Benchmarks/emst_benchmark (default: build)
 #   EMST_BENCHMARK       the emst_benchmark program itself (overrides EMST_BUILD_DIR)
 #   EMST_BENCH_DATA      where generated sets are cached (default: EMST_BUILD_DIR/bench-data);
 #                        an existing file of the right size is reused
@@ -74,7 +74,7 @@ if [ -z "$shared" ]; then
   fi
 fi
 build=${EMST_BUILD_DIR:-$repo/build}
-bench=${EMST_BENCHMARK:-$build/Kernels/emst_benchmark}
+bench=${EMST_BENCHMARK:-$build/Testing/Benchmarks/emst_benchmark}
 data=${EMST_BENCH_DATA:-$build/bench-data}
 per_set_timeout=${EMST_BENCH_TIMEOUT:-900}
 deadline=${EMST_BENCH_DEADLINE:-0}

@@ -3,6 +3,7 @@
 //
 // emst/PointFile.h: .f32 and text reading, writing, and the errors (InvalidInput with the path
 // and the reason). No engine call here.
+#include "PointFileTesting.h"
 #include "TestSupport.h"
 
 #include "emst/PointFile.h"
@@ -12,54 +13,14 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <sstream>
-#include <unistd.h>
 
 using namespace emsttest;
 
 namespace
 {
-
-std::string tempPath(const std::string& name)
-{
-  return testing::TempDir() + "emst_pointfile_" + std::to_string(static_cast<long>(::getpid())) + "_" + name;
-}
-
-void writeBytes(const std::string& path, const std::string& bytes)
-{
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-std::string f32Header(std::uint64_t n, std::uint32_t dim)
-{
-  std::string header(12, '\0');
-  for (int b = 0; b < 8; ++b)
-  {
-    header[b] = static_cast<char>((n >> (8 * b)) & 0xff);
-  }
-  for (int b = 0; b < 4; ++b)
-  {
-    header[8 + b] = static_cast<char>((dim >> (8 * b)) & 0xff);
-  }
-  return header;
-}
-
-std::string floatBytes(const std::vector<float>& values)
-{
-  std::string bytes;
-  for (float v : values)
-  {
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &v, 4);
-    for (int b = 0; b < 4; ++b)
-    {
-      bytes.push_back(static_cast<char>((bits >> (8 * b)) & 0xff));
-    }
-  }
-  return bytes;
-}
 
 /// The read must fail with InvalidInput; the message must name the file and contain `reason`.
 void expectReadError(const std::string& path, const std::string& reason)
@@ -76,6 +37,26 @@ void expectReadError(const std::string& path, const std::string& reason)
     EXPECT_NE(message.find(path), std::string::npos) << "the message does not name the file: " << message;
     EXPECT_NE(message.find(reason), std::string::npos)
       << "the message does not say '" << reason << "': " << message;
+  }
+}
+
+/// A text file that must not read: its name (the extension matters), its bytes, and what the
+/// error must say.
+struct TextErrorCase
+{
+  const char* name;
+  const char* text;
+  const char* reason;
+};
+
+void expectTextErrors(std::initializer_list<TextErrorCase> cases)
+{
+  for (const TextErrorCase& c : cases)
+  {
+    const std::string path = tempPath(c.name);
+    writeBytes(path, c.text);
+    expectReadError(path, c.reason);
+    std::remove(path.c_str());
   }
 }
 
@@ -184,10 +165,20 @@ TEST(PointFile, F32Errors)
   const std::string truncated = tempPath("truncated.f32");
   writeBytes(truncated, f32Header(10, 3) + floatBytes(std::vector<float>(29, 1.0f)));
   expectReadError(truncated, "too large for the file");
+  expectReadError(truncated, "the file holds 128 bytes, 132 expected");
 
+  // A count whose size does not fit in 64 bits is a broken header, not a short file (the size
+  // computed modulo 2^64 once read "12 expected").
   const std::string huge = tempPath("huge.f32");
-  writeBytes(huge, f32Header(std::uint64_t(1) << 62, 3) + floatBytes({ 1, 2, 3 }));
-  expectReadError(huge, "too large for the file");
+  for (const std::uint64_t n : { std::uint64_t(1) << 62, std::uint64_t(1) << 63, ~std::uint64_t(0),
+         (~std::uint64_t(0) - 11) / 12 + 1 })
+  {
+    writeBytes(huge, f32Header(n, 3) + floatBytes({ 1, 2, 3 }) + std::string(108, '\0'));
+    expectReadError(huge, "invalid .f32 header: n=" + std::to_string(n));
+  }
+  const std::uint64_t largestSize = (~std::uint64_t(0) - 12) / 8; // fits, with the header
+  writeBytes(huge, f32Header(largestSize, 2) + floatBytes({ 1, 2 }));
+  expectReadError(huge, std::to_string(12 + largestSize * 8) + " expected");
 
   const std::string trailing = tempPath("trailing.f32");
   writeBytes(trailing, f32Header(1, 2) + floatBytes({ 1, 2, 3 }));
@@ -270,13 +261,7 @@ TEST(PointFile, TextExactFloat32Decimals)
 
 TEST(PointFile, TextErrors)
 {
-  struct Case
-  {
-    const char* name;
-    const char* text;
-    const char* reason;
-  };
-  const Case cases[] = {
+  expectTextErrors({
     { "mixed.xyz", "1 2 3\n4 5\n", "mixed" },
     { "mixed2.csv", "1,2\n1,2,3\n", "mixed" },
     { "bad.xyz", "1 2 3\n4 five 6\n", "line 2" },
@@ -285,19 +270,55 @@ TEST(PointFile, TextErrors)
     { "one.txt", "1\n2\n", "line 1" },
     { "emptyfield.csv", "x,y,z\n1,,3\n4,5,6\n", "line 2" },
     { "garbage.xyz", "x y z\n1 2 3x\n4 5 6\n", "line 2" },
-  };
-  for (const Case& c : cases)
-  {
-    const std::string path = tempPath(c.name);
-    writeBytes(path, c.text);
-    expectReadError(path, c.reason);
-    std::remove(path.c_str());
-  }
+  });
   expectReadError(tempPath("missing.xyz"), "cannot open");
   const std::string unknown = tempPath("points.ply");
   writeBytes(unknown, "1 2 3\n");
   expectReadError(unknown, "unknown file type");
   std::remove(unknown.c_str());
+}
+
+TEST(PointFile, TextMalformedFirstPointIsNotAHeader)
+{
+  // A line that starts like a number is a point, however malformed: taking it for a header would
+  // drop a point without a word. The error names the line.
+  expectTextErrors({
+    { "junk.xyz", "1 2 3 junk\n4 5 6\n", "line 1" },
+    { "emptyfield.csv", "0,,0\n1,2,3\n", "line 1" },
+    { "hex.xyz", "0x1p3 0 0\n1 2 3\n", "line 1" },
+    { "signed.xyz", "-1 2 3q\n4 5 6\n", "line 1" },
+    { "point.csv", ".5,1,z\n4,5,6\n", "line 1" },
+    { "nonfinite.xyz", "inf 1 two\n4 5 6\n", "line 1" },
+    { "aftercomments.xyz", "# c\n\n  \n1 2 3 junk\n4 5 6\n", "line 4" },
+    { "crlf.xyz", "1 2 3 junk\r\n4 5 6\r\n", "line 1" },
+  });
+}
+
+TEST(PointFile, TextHeaders)
+{
+  // One line that does not start like a number, before the first point, is a header.
+  struct Case
+  {
+    const char* name;
+    const char* text;
+    std::size_t count;
+  };
+  const Case cases[] = {
+    { "names.csv", "x,y,z\n1,2,3\n", 1 },
+    { "index.csv", ",x,y\n1,2\n3,4\n", 2 },
+    { "words.xyz", "# made by hand\nlongitude latitude\n1 2\n", 1 },
+    { "info.xyz", "info 1 2\n1 2\n", 1 },
+    { "minus.txt", "-x -y\n1 2\n", 1 },
+  };
+  for (const Case& c : cases)
+  {
+    const std::string path = tempPath(c.name);
+    writeBytes(path, c.text);
+    emst::PointSet points;
+    ASSERT_NO_THROW(points = emst::readPointFile(path)) << c.name;
+    EXPECT_EQ(points.count, c.count) << c.name;
+    std::remove(path.c_str());
+  }
 }
 
 TEST(PointFile, WriteEdges)
@@ -352,4 +373,32 @@ TEST(PointFile, SharedDataHeaders)
     lowest = std::min(lowest, points.float32[3 * k]);
   }
   EXPECT_EQ(static_cast<double>(lowest), -0.0946900025010109);
+}
+
+TEST(PointFile, JsonNumber)
+{
+  const std::string json = "{\n \"name\": \"t\",\n \"n\": 35947, \"emst\": {\"total_weight\" :\n"
+                           "  37.455210978787875 }, \"t\": -1.5e-3, \"list\": [\"clusters\", 1],\n"
+                           " \"clusters\": 361, \"none\": null, \"text\": \"12\", \"junk\": 1.5x,\n"
+                           " \"last\": 7}";
+  double value = 0.0;
+  ASSERT_TRUE(emst::jsonNumber(json, "n", value));
+  EXPECT_EQ(value, 35947.0);
+  ASSERT_TRUE(emst::jsonNumber(json, "total_weight", value)); // nested, spaces around ':'
+  EXPECT_EQ(value, 37.455210978787875);
+  ASSERT_TRUE(emst::jsonNumber(json, "t", value)); // "t" as a string value comes first
+  EXPECT_EQ(value, -1.5e-3);
+  ASSERT_TRUE(emst::jsonNumber(json, "clusters", value)); // "clusters" in an array comes first
+  EXPECT_EQ(value, 361.0);
+  ASSERT_TRUE(emst::jsonNumber(json, "last", value)); // the text's last member
+  EXPECT_EQ(value, 7.0);
+  value = 42.0;
+  EXPECT_FALSE(emst::jsonNumber(json, "none", value));
+  EXPECT_FALSE(emst::jsonNumber(json, "text", value));
+  EXPECT_FALSE(emst::jsonNumber(json, "junk", value));
+  EXPECT_FALSE(emst::jsonNumber(json, "missing", value));
+  EXPECT_FALSE(emst::jsonNumber("{\"a\": ", "a", value));
+  EXPECT_FALSE(emst::jsonNumber("{\"a\": }", "a", value));
+  EXPECT_FALSE(emst::jsonNumber("{\"a\": 1e999}", "a", value));
+  EXPECT_EQ(value, 42.0) << "a failed lookup must leave the value alone";
 }

@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EMST plugin developers
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// Reading point clouds from files, for the emst program, the benchmark and the tests.
+// Reading point clouds from files, for the emst program, the benchmark and the tests (library
+// EMST::PointFile; the engine itself never reads files).
 #pragma once
 
 #include "emst/Emst.h"
@@ -26,8 +27,10 @@ struct PointSet
 
 /// Reads `.f32` (little-endian uint64 n, uint32 dim, then n*dim float32, point-major) or text
 /// (`.xyz`, `.csv`, `.txt`: one point per line, 2 or 3 numbers separated by spaces, tabs or commas;
-/// lines starting with '#' and a non-numeric header line are skipped). Throws Error(InvalidInput)
-/// with the path and the reason on any problem.
+/// blank lines, lines starting with '#', and one header line before the first point are skipped,
+/// a header being a line whose first field does not start like a number, e.g. "x,y,z"). Throws
+/// Error(InvalidInput) with the path and the reason on any problem; a malformed line is one, named
+/// by its number: no line is dropped silently.
 PointSet readPointFile(const std::string& path);
 
 /// Writes `.f32`.
@@ -36,8 +39,9 @@ void writeF32(const std::string& path, const PointSet& points);
 /// Writes the edges as text, one "i j length" line per edge (length with 17 significant digits).
 void writeEdges(const std::string& path, const std::vector<Edge>& edges);
 
-/// The number after `"key":` in a JSON text: a deliberately small reader for the reference files
-/// (NAME.ref.json) beside point sets. False when the key or a number is missing.
+/// The value of the first member named `key` (at any depth) of a JSON text, when that value is a
+/// number: for the reference files (NAME.ref.json) beside point sets, whose keys are unique. False
+/// when there is no such member or its value is not a finite number (a string, null, ...).
 bool jsonNumber(const std::string& text, const std::string& key, double& value);
 
 } // namespace emst

@@ -10,13 +10,14 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
-#include <cstdlib>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -145,6 +146,14 @@ PointSet readF32(const std::string& path)
   }
   const std::uint64_t payloadBytes = fileBytes - F32HeaderBytes;
   const std::uint64_t pointBytes = dim * sizeof(float);
+  // Below this bound the file size, header included, fits in 64 bits: every size computed from
+  // here on is exact.
+  if (n > (std::numeric_limits<std::uint64_t>::max() - F32HeaderBytes) / pointBytes)
+  {
+    fail(path, "invalid .f32 header: n=" + std::to_string(n) + " points of dimension " +
+        std::to_string(dim) + " would take more than 2^64 bytes (is this really an .f32 point "
+        "file?)");
+  }
   if (n > payloadBytes / pointBytes)
   {
     fail(path, "n=" + std::to_string(n) + " points of dimension " + std::to_string(dim) +
@@ -265,6 +274,20 @@ bool parseNumber(const std::string& field, double& value)
   return result.ec == std::errc() && result.ptr == last;
 }
 
+/// Whether a field begins like a number: an optional sign, then a digit or '.' and a digit; or a
+/// whole nan/inf. A line whose first field does is a point, however malformed the rest: only
+/// other lines may be a header, so that no malformed point is dropped as one.
+bool startsLikeNumber(const std::string& field)
+{
+  const std::size_t k = !field.empty() && (field[0] == '+' || field[0] == '-') ? 1 : 0;
+  const auto digitAt = [&field](std::size_t at) {
+    return at < field.size() && std::isdigit(static_cast<unsigned char>(field[at]));
+  };
+  double ignored = 0.0;
+  return digitAt(k) || (k < field.size() && field[k] == '.' && digitAt(k + 1)) ||
+    parseNumber(field, ignored);
+}
+
 std::string quoteForMessage(const std::string& text)
 {
   constexpr std::size_t MaxShown = 60;
@@ -316,9 +339,9 @@ PointSet readText(const std::string& path)
     }
     if (!allFieldsNumeric)
     {
-      if (points.count == 0 && !headerSkipped)
+      if (points.count == 0 && !headerSkipped && !fields.empty() && !startsLikeNumber(fields[0]))
       {
-        headerSkipped = true; // one non-numeric header line ("x,y,z") before the data
+        headerSkipped = true; // one header line ("x,y,z") before the data
         continue;
       }
       fail(path, "line " + std::to_string(lineNumber) + ": bad point " + quoteForMessage(content) +
@@ -480,20 +503,32 @@ void writeEdges(const std::string& path, const std::vector<Edge>& edges)
 bool jsonNumber(const std::string& text, const std::string& key, double& value)
 {
   const std::string quoted = "\"" + key + "\"";
-  std::size_t at = text.find(quoted);
-  if (at == std::string::npos)
+  constexpr const char* JsonSpace = " \t\r\n";
+  for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1))
   {
-    return false;
+    const std::size_t colon = text.find_first_not_of(JsonSpace, at + quoted.size());
+    if (colon == std::string::npos || text[colon] != ':')
+    {
+      continue; // the same characters as a string value, not as a member name
+    }
+    // The value's token ends where the member ends; the whole token must be one number.
+    const std::size_t first = text.find_first_not_of(JsonSpace, colon + 1);
+    if (first == std::string::npos || std::strchr(",]}", text[first]))
+    {
+      return false;
+    }
+    const std::size_t stop = std::min(text.find_first_of(",]}", first), text.size());
+    const char* end = text.data() + text.find_last_not_of(JsonSpace, stop - 1) + 1;
+    double number = 0.0;
+    const auto parsed = std::from_chars(text.data() + first, end, number, std::chars_format::general);
+    if (parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(number))
+    {
+      return false;
+    }
+    value = number;
+    return true;
   }
-  at = text.find(':', at + quoted.size());
-  if (at == std::string::npos)
-  {
-    return false;
-  }
-  const char* begin = text.c_str() + at + 1;
-  char* end = nullptr;
-  value = std::strtod(begin, &end);
-  return end != begin;
+  return false;
 }
 
 } // namespace emst
