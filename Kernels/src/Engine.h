@@ -20,8 +20,7 @@
 //   beginPhase(name)               phase timing
 #pragma once
 
-#include "Buffer.h"
-#include "Common.h"
+#include "base/Buffer.h"
 #include "Kernels.h"
 #include "emst/Emst.h"
 

@@ -8,7 +8,9 @@
 //   L: leaf cells, k: components of the current round.
 #pragma once
 
-#include "Common.h"
+#include "base/Arithmetic.h"
+#include "base/Atomics.h"
+#include "base/Morton.h"
 
 #include <cmath>
 #include <cstddef>
@@ -18,6 +20,79 @@ namespace emst
 {
 namespace detail
 {
+
+// ---- Records ----------------------------------------------------------------------------------
+
+/// One distinct point in Morton order: shifted float coordinates and its component label, in one
+/// 16-byte record so that the search reads a candidate with a single 128-bit load.
+struct alignas(16) PointRecord
+{
+  float x[3];            ///< coordinates minus the bounding box's lower corner (z = 0 in 2D)
+  std::uint32_t comp;    ///< component label, dense in [0, components)
+};
+static_assert(sizeof(PointRecord) == 16, "PointRecord must be one 128-bit load");
+
+/// Internal node of the binary radix tree over the leaf cells, laid out for the search: both
+/// children's boxes and component labels travel together, so visiting a node is one cache line
+/// (64 bytes in 3D, 48 in 2D). child[s] has kLeafBit set when it refers to a leaf cell.
+/// label[s] is the component of every point under child s, or kMixed.
+template <int Dim>
+struct alignas(16) TreeNode
+{
+  float lo[2][Dim];
+  float hi[2][Dim];
+  std::uint32_t child[2];
+  std::uint32_t label[2];
+};
+static_assert(sizeof(TreeNode<3>) == 64, "3D node: one cache line");
+static_assert(sizeof(TreeNode<2>) == 48, "2D node: three 128-bit loads");
+
+/// Axis-aligned box in double precision (bounding box of the input).
+struct BoundingBox
+{
+  double lo[3];
+  double hi[3];
+  std::uint64_t count;  ///< finite points inside
+};
+
+/// Squared distance between two records, ((dx*dx + dy*dy) + dz*dz), each operation rounded.
+template <int Dim>
+EMST_HD EMST_FORCEINLINE float distance2(const float* a, const float* b)
+{
+  float const d0 = fsub(a[0], b[0]);
+  float const d1 = fsub(a[1], b[1]);
+  float s = fadd(fmul(d0, d0), fmul(d1, d1));
+  if (Dim == 3)
+  {
+    float const d2 = fsub(a[2], b[2]);
+    s = fadd(s, fmul(d2, d2));
+  }
+  return s;
+}
+
+/// Squared distance from q to the box [lo, hi]. Computed with the same rounded operations in the
+/// same order as distance2, so it never exceeds distance2(q, p) for a point p inside the box
+/// (rounding is monotone): pruning a box whose distance exceeds the current best is exact.
+template <int Dim>
+EMST_HD EMST_FORCEINLINE float boxDistance2(const float* q, const float* lo, const float* hi)
+{
+  float s = 0.0f;
+  for (int a = 0; a < Dim; ++a)
+  {
+    float d = 0.0f;
+    if (q[a] < lo[a])
+    {
+      d = fsub(lo[a], q[a]);
+    }
+    else if (q[a] > hi[a])
+    {
+      d = fsub(q[a], hi[a]);
+    }
+    float const dd = fmul(d, d);
+    s = (a == 0) ? dd : fadd(s, dd);
+  }
+  return s;
+}
 
 // =============================================================================================
 // Input
@@ -92,75 +167,6 @@ struct InputPoints
       s = (a == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
     }
     return sqrt(s);
-  }
-};
-
-/// The key that orders the edges (with the two input indices after it): the squared distance of
-/// the input coordinates, in double, in the frame's scale:
-///   sum over the axes, in order, of ((a - b) * scale)^2, every operation rounded to double.
-/// The scale is a power of two, so this is the squared distance of the input points to double
-/// precision (1e-15 relative), with no overflow or underflow for any finite box; the same bits
-/// on both backends (no contraction).
-template <int Dim>
-EMST_HD EMST_FORCEINLINE double exactKey(const double* a, const double* b, double scale)
-{
-  double s = 0.0;
-  for (int axis = 0; axis < Dim; ++axis)
-  {
-    double const d = dmul(dsub(a[axis], b[axis]), scale);
-    s = axis == 0 ? dmul(d, d) : dadd(s, dmul(d, d));
-  }
-  return s;
-}
-
-/// How the float32 frame distances that the search prunes with relate to the exact keys.
-/// A float coordinate of the frame is within half an ulp of the largest one, 2^(e-24) (M: the
-/// scaled extent, e = ilogb(M)), of the exact shifted coordinate, so the float coordinate
-/// difference c of two points is within sqrt(Dim) 2^(e-23) < 2^(e-22) = eta of the exact
-/// difference t (|t|^2 = key to 2^-50), and the rounded float squared distance d2 (and a box distance, which never exceeds
-/// it) is within a factor (1 +- 8 * 2^-24) of |c|^2 (underflow only lowers it). Hence
-///   ((sqrt(d2) (1 - 2^-20) - eta)+)^2 (1 - 2^-40) <= key <= (sqrt(d2) (1 + 2^-20) + eta)^2 (1 + 2^-40),
-/// and every bound below follows from these two with generous margins: 2^-16, far above the
-/// rounding of the few float operations (each 2^-24, sqrtf correctly rounded) of a window, so the
-/// search's hot path needs no double arithmetic.
-struct Tolerance
-{
-  float eta;  ///< absolute slack in frame units: 2^(ilogb(M) - 22)
-
-  /// For a key known to lie within `slack` (frame units, on the root) of root^2: `limit`, at least
-  /// the float distance (point or box) of anything whose key can be <= that key (farther is
-  /// pruned), and `sure`, a float distance below which a key is surely smaller (0 for none).
-  EMST_HD EMST_FORCEINLINE void window(float root, float slack, float& limit, float& sure) const
-  {
-    float const hi = fadd(fmul(root, 1.0f + 0x1p-16f), slack);
-    limit = fmul(fmul(hi, hi), 1.0f + 0x1p-16f);
-    float const lo = fsub(fmul(root, 1.0f - 0x1p-16f), slack);
-    sure = lo > 0.0f ? fmul(fmul(lo, lo), 1.0f - 0x1p-16f) : 0.0f;
-  }
-  /// The window of an exact key (+inf: no bound, everything is within and surely smaller).
-  EMST_HD EMST_FORCEINLINE void windowOfKey(double key, float& limit, float& sure) const
-  {
-    if (!(key < floatLargest()))
-    {
-      limit = floatLargest();
-      sure = floatLargest();
-      return;
-    }
-    this->window(sqrtf(static_cast<float>(key)), eta, limit, sure);
-  }
-  /// The window of the unknown key of a pair at float distance d2 (its key lies within eta of
-  /// sqrt(d2)'s bounds above, so twice that, plus margin, around the keys it may be compared with).
-  EMST_HD EMST_FORCEINLINE void windowOfDistance(float d2, float& limit, float& sure) const
-  {
-    this->window(sqrtf(d2), fmul(3.0f, eta), limit, sure);
-  }
-  /// An upper bound (a float) of the key of two points whose float squared distance is d2: the
-  /// upper bound above, which is the limit of a window of slack eta around sqrt(d2).
-  EMST_HD EMST_FORCEINLINE float keyAtMost(float d2) const
-  {
-    float limit, sure;
-    this->window(sqrtf(d2), eta, limit, sure);
-    return limit;
   }
 };
 

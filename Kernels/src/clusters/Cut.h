@@ -13,9 +13,9 @@
 // and gathered by the points. Every step is a parallel pass over points, edges or groups.
 #pragma once
 
-#include "Backends.h"
-#include "Buffer.h"
-#include "Common.h"
+#include "backends/Backends.h"
+#include "base/Atomics.h"
+#include "base/Buffer.h"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>

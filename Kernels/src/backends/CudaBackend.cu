@@ -3,9 +3,9 @@
 //
 // The CUDA backend: the engine instantiated over CudaExec, the device probe, the upload of
 // host points and the memory pool's lifetime.
-#include "Backends.h"
-#include "CudaExec.cuh"
-#include "Cut.h"
+#include "backends/Backends.h"
+#include "backends/CudaExec.cuh"
+#include "clusters/Cut.h"
 #include "Engine.h"
 
 #include <thrust/system/system_error.h>

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The CPU backend: the engine instantiated over CpuExec.
-#include "Backends.h"
-#include "CpuExec.h"
-#include "Cut.h"
+#include "backends/Backends.h"
+#include "backends/CpuExec.h"
+#include "clusters/Cut.h"
 #include "Engine.h"
 
 #include <omp.h>

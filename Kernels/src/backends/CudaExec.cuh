@@ -6,7 +6,7 @@
 // stream-ordered pool. Every CUDA call and every launch is checked.
 #pragma once
 
-#include "Common.h"
+#include "base/Index.h"
 #include "emst/Emst.h"
 
 #include <thrust/system/cuda/execution_policy.h>
