@@ -22,6 +22,9 @@
 
 #include "base/Buffer.h"
 #include "Kernels.h"
+#include "phases/Duplicates.h"
+#include "phases/Frame.h"
+#include "phases/OutputOrder.h"
 #include "emst/Emst.h"
 
 #include <thrust/copy.h>
@@ -139,15 +142,11 @@ private:
   {
     Stats& stats = result.stats;
     stats.inputPoints = n;
-    auto policy = this->X.policy();
 
-    // ---- Bounding box of the finite points (and how many there are) -------------------------
+    // ---- Frame: bounding box, float frame, Morton lattice; the points in Morton order --------
     this->progress(0.0, "bounding box");
-    BoundingBox empty{};
-    BoundingBox const box = n == 0 ? empty
-                                   : thrust::transform_reduce(policy, Counting(0), Counting(n),
-                                       BoxOfPoint<T, Dim>{input}, empty, BoxUnion{});
-    std::size_t const v = static_cast<std::size_t>(box.count);
+    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n);
+    std::size_t const v = framed.finitePoints;
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;
     if (v < n)
@@ -161,189 +160,35 @@ private:
       this->finished();
       return;
     }
-    Buf<Index> pointOfSorted(this->X, v); // input index of each finite point
-    if (v == n)
-    {
-      thrust::sequence(policy, pointOfSorted.data(), pointOfSorted.end());
-    }
-    else
-    {
-      thrust::copy_if(policy, Counting(0), Counting(n), pointOfSorted.data(),
-        IsFinitePoint<T, Dim>{input});
-    }
-    Frame frame{{box.lo[0], box.lo[1], box.lo[2]}, 1.0};
-    double extent = 0.0;
-    for (int a = 0; a < Dim; ++a)
-    {
-      extent = std::max(extent, box.hi[a] - box.lo[a]);
-    }
-    if (!std::isfinite(extent))
-    {
-      throw Error(ErrorCode::InvalidInput, "the coordinate range overflows double precision");
-    }
-    if (extent > 0.0)
-    {
-      // Capped for extents below 2^-900 (double input only), whose scale would overflow.
-      frame.scale = std::ldexp(1.0, std::min(kFrameExponent - std::ilogb(extent), 960));
-    }
-    float scaledExtent = 0.0f;
-    for (int a = 0; a < Dim; ++a)
-    {
-      scaledExtent =
-        std::max(scaledExtent, static_cast<float>((box.hi[a] - box.lo[a]) * frame.scale));
-    }
-    Quantizer<Dim> const quantizer{scaledExtent > 0.0f
-        ? static_cast<float>(
-            static_cast<double>(1u << MortonTraits<Dim>::kBitsPerAxis) / scaledExtent)
-        : 0.0f};
-
-    // ---- Morton order ---------------------------------------------------------------------------
     this->progress(0.05, "sort");
-    Buf<std::uint64_t> codeOfSorted(this->X, v);
-    this->X.forEach(v,
-      ComputeCodes<T, Dim>{input, pointOfSorted.data(), codeOfSorted.data(), frame, quantizer});
-    // Stable: within equal codes the input indices stay increasing.
-    thrust::stable_sort_by_key(policy, codeOfSorted.data(), codeOfSorted.end(),
-      pointOfSorted.data());
+    sortByCode(this->X, input, framed);
 
     // ---- Duplicates -----------------------------------------------------------------------------
     this->progress(0.12, "duplicates");
-    Buf<std::uint64_t> lengthBitsOfCopy(this->X, 0);
-    Buf<std::uint64_t> pairOfCopy(this->X, 0);
-    Buf<std::uint64_t> codeOfPoint(this->X, 0);
-    Buf<Index> inputOfPoint(this->X, 0);
-    std::size_t const sharing = static_cast<std::size_t>(thrust::count_if(policy, Counting(0),
-      Counting(v), SharesCode{codeOfSorted.data(), v}));
-    if (sharing > 0)
-    {
-      this->groupCopies(input, codeOfSorted, pointOfSorted, sharing, lengthBitsOfCopy,
-        pairOfCopy, codeOfPoint, inputOfPoint);
-    }
-    std::size_t const copies = pairOfCopy.size();
-    if (copies == 0)
-    {
-      codeOfPoint = std::move(codeOfSorted);
-      inputOfPoint = std::move(pointOfSorted);
-    }
-    else
-    {
-      codeOfSorted.reset();
-      pointOfSorted.reset();
-    }
-    stats.duplicatePoints = copies;
-    std::size_t const m = v - copies;
+    DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, framed);
+    Buf<std::uint64_t>& codeOfPoint = distinct.codeOfPoint;
+    Buf<Index>& inputOfPoint = distinct.inputOfPoint;
+    std::size_t const m = distinct.size();
+    stats.duplicatePoints = v - m;
 
     // ---- The tree over the distinct points ------------------------------------------------------
     std::size_t const treeEdges = m - 1;
     Buf<Index> edgePoints(this->X, 2 * treeEdges);
     if (m > 1)
     {
-      // A frame coordinate is within half an ulp of the largest one (2^(e-24), e = its
-      // exponent) of its exact value: two points' difference within sqrt(Dim) 2^(e-23) < 2^(e-22).
-      Tolerance const tolerance{std::max(std::ldexp(1.0f, std::ilogb(scaledExtent) - 22), 0x1p-60f)};
-      this->boruvka(input, frame, tolerance, quantizer, m, codeOfPoint, inputOfPoint, edgePoints,
-        stats);
+      this->boruvka(input, framed.frame, framed.tolerance(), framed.quantizer, m, codeOfPoint,
+        inputOfPoint, edgePoints, stats);
     }
     codeOfPoint.reset();
 
     // ---- Output: input indices, double lengths, canonical order (length, i, j) -----------------
     this->progress(0.97, "output");
-    std::size_t const e = treeEdges + copies;
-    Buf<std::uint64_t> lengthBits(this->X, e);
-    Buf<std::uint64_t> pairOfEdge(this->X, e);
-    if (treeEdges > 0)
-    {
-      this->X.forEach(treeEdges,
-        TreeEdgeKeys<T, Dim>{{input}, edgePoints.data(), inputOfPoint.data(), lengthBits.data(),
-          pairOfEdge.data()});
-    }
-    edgePoints.reset();
-    inputOfPoint.reset();
-    if (copies > 0)
-    {
-      thrust::copy(policy, lengthBitsOfCopy.data(), lengthBitsOfCopy.end(),
-        lengthBits.data() + treeEdges);
-      thrust::copy(policy, pairOfCopy.data(), pairOfCopy.end(), pairOfEdge.data() + treeEdges);
-      lengthBitsOfCopy.reset();
-      pairOfCopy.reset();
-    }
-    // One radix sort by length; then only runs of equal lengths need the pair order.
-    thrust::stable_sort_by_key(policy, lengthBits.data(), lengthBits.end(), pairOfEdge.data());
-    std::size_t const tied = static_cast<std::size_t>(thrust::count_if(
-      policy, Counting(0), Counting(e), SharesLength{lengthBits.data(), e}));
-    if (tied > 0)
-    {
-      Buf<Index> slotOfTie(this->X, tied);
-      thrust::copy_if(policy, Counting(0), Counting(e), slotOfTie.data(),
-        SharesLength{lengthBits.data(), e});
-      Buf<TiedEdge> tie(this->X, tied);
-      this->X.forEach(
-        tied, GatherTies{slotOfTie.data(), lengthBits.data(), pairOfEdge.data(), tie.data()});
-      thrust::sort(policy, tie.data(), tie.end(), TiedEdgeLess{});
-      this->X.forEach(tied, ScatterTies{slotOfTie.data(), tie.data(), pairOfEdge.data()});
-    }
-    Buf<OutputEdge> out(this->X, e);
-    this->X.forEach(e, WriteEdges{lengthBits.data(), pairOfEdge.data(), out.data()});
+    Buf<OutputEdge> out = orderEdges(this->X, input, edgePoints, inputOfPoint, distinct.copyEdges);
+    std::size_t const e = out.size();
     this->X.endCompute();
     result.edges.resize(e);
     this->X.copyToHost(reinterpret_cast<OutputEdge*>(result.edges.data()), out.data(), e);
     this->finished();
-  }
-
-  /// Sorts each run of equal codes by coordinates so that identical points become adjacent,
-  /// smallest input index first, then keeps the first copy of each point and records the
-  /// zero-distance edges of the others (to their first copy).
-  template <class T>
-  void groupCopies(const InputPoints<T, Dim>& input, Buf<std::uint64_t>& codeOfSorted, Buf<Index>& pointOfSorted, std::size_t sharing,
-    Buf<std::uint64_t>& lengthBitsOfCopy, Buf<std::uint64_t>& pairOfCopy,
-    Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint)
-  {
-    auto policy = this->X.policy();
-    std::size_t const v = codeOfSorted.size();
-    {
-      Buf<Index> slotOfRun(this->X, sharing);
-      thrust::copy_if(policy, Counting(0), Counting(v), slotOfRun.data(),
-        SharesCode{codeOfSorted.data(), v});
-      Buf<DuplicateKey> keyOfRun(this->X, sharing);
-      this->X.forEach(sharing,
-        MakeDuplicateKey<T, Dim>{input, slotOfRun.data(), codeOfSorted.data(),
-          pointOfSorted.data(), keyOfRun.data()});
-      thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
-      this->X.forEach(
-        sharing, ScatterDuplicateKey{slotOfRun.data(), keyOfRun.data(), pointOfSorted.data()});
-    }
-    Buf<Index> headOfSorted(this->X, v);
-    this->X.forEach(v, MarkCopies<T, Dim>{input, codeOfSorted.data(), pointOfSorted.data(),
-                         headOfSorted.data()});
-    thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
-      thrust::maximum<Index>());
-    std::size_t const copies = static_cast<std::size_t>(
-      thrust::count_if(policy, Counting(0), Counting(v), IsLaterCopy{headOfSorted.data()}));
-    if (copies == 0)
-    {
-      return;
-    }
-    {
-      Buf<Index> slotOfCopy(this->X, copies);
-      thrust::copy_if(policy, Counting(0), Counting(v), slotOfCopy.data(),
-        IsLaterCopy{headOfSorted.data()});
-      lengthBitsOfCopy = Buf<std::uint64_t>(this->X, copies);
-      pairOfCopy = Buf<std::uint64_t>(this->X, copies);
-      this->X.forEach(copies,
-        CopyEdgeKeys<T, Dim>{{input}, slotOfCopy.data(), headOfSorted.data(),
-          pointOfSorted.data(), lengthBitsOfCopy.data(), pairOfCopy.data()});
-    }
-    std::size_t const m = v - copies;
-    Buf<Index> slotOfPoint(this->X, m);
-    thrust::copy_if(policy, Counting(0), Counting(v), slotOfPoint.data(),
-      IsFirstCopy{headOfSorted.data()});
-    headOfSorted.reset();
-    codeOfPoint = Buf<std::uint64_t>(this->X, m);
-    inputOfPoint = Buf<Index>(this->X, m);
-    thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), codeOfSorted.data(),
-      codeOfPoint.data());
-    thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), pointOfSorted.data(),
-      inputOfPoint.data());
   }
 
   /// Builds the cells and the hierarchy, then runs Boruvka rounds until one component is left.

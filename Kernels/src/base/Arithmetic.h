@@ -98,6 +98,17 @@ EMST_HD EMST_FORCEINLINE std::uint64_t doubleBits(double d)
 #endif
 }
 
+EMST_HD EMST_FORCEINLINE double bitsDouble(std::uint64_t u)
+{
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+#endif
+}
+
 EMST_HD EMST_FORCEINLINE float floatInfinity()
 {
   return bitsFloat(0x7F800000u);
