@@ -22,8 +22,10 @@
 
 #include "base/Buffer.h"
 #include "Kernels.h"
+#include "phases/Cells.h"
 #include "phases/Duplicates.h"
 #include "phases/Frame.h"
+#include "phases/Hierarchy.h"
 #include "phases/OutputOrder.h"
 #include "emst/Emst.h"
 
@@ -53,20 +55,8 @@ namespace detail
 static_assert(sizeof(OutputEdge) == sizeof(Edge) && alignof(OutputEdge) == alignof(Edge),
   "device edges are copied straight into emst::Edge");
 
-/// Tuning knobs, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY (points
-/// per cell at most, default 16) and EMST_SEARCH (topdown, bottomup, or first: bottom-up in the
-/// first round only).
-inline int leafCapacity()
-{
-  static int const capacity = []
-  {
-    const char* text = std::getenv("EMST_LEAF_CAPACITY");
-    int const value = text ? std::atoi(text) : 0;
-    return value >= 2 && value <= 256 ? value : 16;
-  }();
-  return capacity;
-}
-
+/// Tuning knob, read once from the environment, for benchmarking: EMST_SEARCH (topdown,
+/// bottomup, or first: bottom-up in the first round only).
 enum class SearchStart
 {
   TopDown,
@@ -176,8 +166,8 @@ private:
     Buf<Index> edgePoints(this->X, 2 * treeEdges);
     if (m > 1)
     {
-      this->boruvka(input, framed.frame, framed.tolerance(), framed.quantizer, m, codeOfPoint,
-        inputOfPoint, edgePoints, stats);
+      this->boruvka(input, framed.frame, framed.tolerance(), framed.quantizer, distinct,
+        edgePoints, stats);
     }
     codeOfPoint.reset();
 
@@ -195,63 +185,22 @@ private:
   /// Writes the m-1 tree edges as pairs of distinct-point indices into edgePoints.
   template <class T>
   void boruvka(const InputPoints<T, Dim>& input, const Frame& frame, const Tolerance& tolerance,
-    const Quantizer<Dim>& quantizer, std::size_t m,
-    Buf<std::uint64_t>& codeOfPoint, Buf<Index>& inputOfPoint, Buf<Index>& edgePoints,
+    const Quantizer<Dim>& quantizer, DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints,
     Stats& stats)
   {
     auto policy = this->X.policy();
 
     // ---- Cells (leaves): largest Morton cells with at most `capacity` points ------------------
     this->progress(0.15, "cells");
-    std::size_t leaves = 0;
-    Buf<Index> firstPointOfLeaf(this->X, 0);
-    {
-      Buf<std::uint8_t> levelOfPoint(this->X, m);
-      this->X.forEach(m, LeafLevel<Dim>{codeOfPoint.data(), levelOfPoint.data(), m,
-                           leafCapacity()});
-      StartsLeaf<Dim> const startsLeaf{codeOfPoint.data(), levelOfPoint.data()};
-      leaves = static_cast<std::size_t>(
-        thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
-      firstPointOfLeaf = Buf<Index>(this->X, leaves + 1);
-      thrust::copy_if(policy, Counting(0), Counting(m), firstPointOfLeaf.data(), startsLeaf);
-    }
-    this->X.fill(firstPointOfLeaf.data() + leaves, 1, static_cast<Index>(m));
-    Buf<Index> leafOfPoint(this->X, m);
-    this->X.forEach(leaves, LeafOfPoint{firstPointOfLeaf.data(), leafOfPoint.data()});
-    Buf<PointRecord> recordOfPoint(this->X, m);
-    Buf<T> exactOfPoint(this->X, m * Dim);
-    this->X.forEach(m, MakeRecords<T, Dim>{input, inputOfPoint.data(), recordOfPoint.data(),
-                         exactOfPoint.data(), frame});
+    std::size_t const m = distinct.size();
+    Cells<Exec, T, Dim> cells = buildCells(this->X, input, frame, distinct);
+    std::size_t const leaves = cells.leaves;
 
     // ---- Hierarchy over the cells ---------------------------------------------------------------
     this->progress(0.18, "tree");
-    std::size_t const internal = leaves - 1;
-    Buf<TreeNode<Dim>> nodes(this->X, internal);
-    Buf<std::uint64_t> cellOfNode(this->X, internal);
-    Buf<LeafRange> rangeOfNode(this->X, internal);
-    Buf<Index> parentOfNode(this->X, internal);
-    Buf<Index> parentOfLeaf(this->X, leaves);
-    Buf<Index> visitsOfNode(this->X, internal);
-    if (leaves > 1)
-    {
-      {
-        Buf<std::uint64_t> keyOfLeaf(this->X, leaves);
-        thrust::gather(policy, firstPointOfLeaf.data(), firstPointOfLeaf.data() + leaves,
-          codeOfPoint.data(), keyOfLeaf.data());
-        codeOfPoint.reset();
-        this->X.fill(parentOfNode.data(), 1, kNone);
-        this->X.forEach(internal,
-          BuildRadixTree<Dim>{keyOfLeaf.data(), static_cast<long long>(leaves), nodes.data(),
-            cellOfNode.data(), rangeOfNode.data(), parentOfNode.data(), parentOfLeaf.data()});
-      }
-      this->X.fill(visitsOfNode.data(), internal, 0u); // one climb: the second arriver goes on
-      this->X.forEach(leaves,
-        ClimbBoxes<Dim>{recordOfPoint.data(), firstPointOfLeaf.data(), parentOfNode.data(),
-          parentOfLeaf.data(), nodes.data(), visitsOfNode.data()});
-    }
+    Hierarchy<Exec, Dim> const hierarchy = buildHierarchy(this->X, cells, distinct.codeOfPoint);
 
     // ---- Boruvka rounds -------------------------------------------------------------------------
-    visitsOfNode.reset();
     Buf<Index> labelOfLeaf(this->X, leaves);
     Buf<Index> runOfLeaf(this->X, leaves);
     Buf<Index> candidateOfPoint(this->X, m);
@@ -286,11 +235,11 @@ private:
       reinterpret_cast<Index*>(at(0)), reinterpret_cast<Index*>(at(8)),
       reinterpret_cast<Index*>(at(24))};
 
-    RoundArrays<T> const arrays{{exactOfPoint.data(), Dim}, frame.scale, tolerance, m, leaves,
-      recordOfPoint.data(),
-      inputOfPoint.data(),
-      firstPointOfLeaf.data(), leafOfPoint.data(), quantizer.scale, parentOfNode.data(),
-      parentOfLeaf.data(), nodes.data(), cellOfNode.data(), rangeOfNode.data(),
+    HierarchyArrays<Dim> const tree = hierarchy.arrays();
+    RoundArrays<T> const arrays{{cells.exactOfPoint.data(), Dim}, frame.scale, tolerance, m,
+      leaves, cells.recordOfPoint.data(), distinct.inputOfPoint.data(),
+      cells.firstPointOfLeaf.data(), cells.leafOfPoint.data(), quantizer.scale,
+      tree.parentOfNode, tree.parentOfLeaf, tree.nodes, tree.cellOfNode, tree.rangeOfNode,
       labelOfLeaf.data(), runOfLeaf.data(), candidateOfPoint.data(), candidateCompOfPoint.data(),
       boundOfPoint.data(), edgePoints.data(), counters.data(), first, later};
     std::size_t known = m; // components at the last look

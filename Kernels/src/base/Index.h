@@ -22,8 +22,6 @@ namespace detail
 using Index = std::uint32_t;
 constexpr Index kNone = 0xFFFFFFFFu;        ///< "no point / no node / no component"
 constexpr Index kMixed = 0xFFFFFFFFu;       ///< subtree label: points of several components
-constexpr Index kLeafBit = 0x80000000u;     ///< child reference: set for a leaf, clear for a node
-constexpr Index kSlotBit = 0x80000000u;     ///< parent reference: which child slot (0/1) we are
 constexpr std::uint64_t kNoKey = ~std::uint64_t(0);
 
 } // namespace detail
