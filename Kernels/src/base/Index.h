@@ -20,9 +20,7 @@ namespace detail
 {
 
 using Index = std::uint32_t;
-constexpr Index kNone = 0xFFFFFFFFu;        ///< "no point / no node / no component"
-constexpr Index kMixed = 0xFFFFFFFFu;       ///< subtree label: points of several components
-constexpr std::uint64_t kNoKey = ~std::uint64_t(0);
+constexpr Index kNone = 0xFFFFFFFFu;  ///< "no point / no node / no component"
 
 } // namespace detail
 } // namespace emst

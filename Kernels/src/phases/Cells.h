@@ -38,6 +38,7 @@ struct PointArrays
   PointRecord* recordOfPoint;  ///< [m] float frame coordinates and component label
   const Index* inputOfPoint;   ///< [m] input index of each distinct point
   const Index* leafOfPoint;    ///< [m] the leaf cell holding each point
+  Index count;                 ///< m
 };
 
 /// The leaf cells: the points of leaf l are firstPointOfLeaf[l] .. firstPointOfLeaf[l+1]-1.
@@ -158,6 +159,16 @@ struct Cells
     , recordOfPoint(exec, 0)
     , exactOfPoint(exec, 0)
   {
+  }
+  /// The points as the rounds see them (their input indices are the duplicates phase's).
+  PointArrays points(const DistinctPoints<Exec>& distinct) const
+  {
+    PointArrays points;
+    points.recordOfPoint = this->recordOfPoint.data();
+    points.inputOfPoint = distinct.inputOfPoint.data();
+    points.leafOfPoint = this->leafOfPoint.data();
+    points.count = static_cast<Index>(this->recordOfPoint.size());
+    return points;
   }
   CellArrays arrays() const
   {
