@@ -19,6 +19,7 @@
 #include "phases/Duplicates.h"
 #include "phases/Frame.h"
 #include "phases/Hierarchy.h"
+#include "phases/Metric.h"
 #include "phases/NearestForeign.h"
 #include "phases/OutputOrder.h"
 
@@ -86,6 +87,10 @@ private:
   template <class T>
   using Buf = Buffer<T, Exec>;
 
+  /// The metric of the run, over points of scalar type T: phases/Metric.h.
+  template <class T>
+  using Metric = EuclideanMetric<T, Dim>;
+
   void progress(double fraction, const char* step)
   {
     this->X.beginPhase(step);
@@ -129,7 +134,8 @@ private:
     sortByCode(this->X, input, framed);
 
     this->progress(0.12, "duplicates");
-    DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, framed);
+    Metric<T> const inputMetric{input, framed.frame.scale};
+    DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed);
     std::size_t const m = distinct.size();
     stats.duplicatePoints = v - m;
 
@@ -142,7 +148,7 @@ private:
 
     this->progress(0.97, "output");
     Buf<OutputEdge> const out =
-      orderEdges(this->X, input, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
+      orderEdges(this->X, inputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
     std::size_t const e = out.size();
     this->X.endCompute();
     result.edges.resize(e);
@@ -154,7 +160,7 @@ private:
   template <class T>
   struct Rounds
   {
-    SearchContext<T, Dim> search;  ///< the run's part; findMin1 adds the round's
+    SearchContext<Metric<T>> search;  ///< the run's part; findMin1 adds the round's
     LabelArrays labels;
     const ComponentArena<Exec>* arena;
     RoundCounters counters;
@@ -180,9 +186,8 @@ private:
     ComponentArena<Exec> const arena(this->X, m);
 
     Rounds<T> rounds;
-    SearchContext<T, Dim>& search = rounds.search;
-    search.exactOfPoint = InputPoints<T, Dim>{cells.exactOfPoint.data(), Dim};
-    search.frameScale = framed.frame.scale;
+    SearchContext<Metric<T>>& search = rounds.search;
+    search.metric = Metric<T>{{cells.exactOfPoint.data(), Dim}, framed.frame.scale};
     search.tolerance = framed.tolerance();
     search.points = cells.points(distinct);
     search.cells = cells.arrays();

@@ -36,11 +36,10 @@ struct TreeEdges
 /// is the only one, which is the rule (a second one sets the round's tie flag). Only then does
 /// the second pass run, and rewrite each winner as the point at the end of the least pair.
 /// A point's float bound rules most points out before any key is computed.
-template <class T, int Dim>
+template <class Metric>
 struct ComponentMinimumEdge
 {
-  InputPoints<T, Dim> exactOfPoint;     ///< [m]
-  double frameScale;
+  Metric metric;                        ///< over the distinct points
   PointArrays points;
   CandidateArrays candidates;
   const std::uint64_t* firstKeyOfComp;  ///< [k]
@@ -65,10 +64,7 @@ struct ComponentMinimumEdge
     {
       return; // p's key is another: its bound would be another float
     }
-    double x[3], y[3];
-    exactOfPoint.load(p, x);
-    exactOfPoint.load(q, y);
-    if (doubleBits(exactKey<Dim>(x, y, frameScale)) != first)
+    if (doubleBits(metric.key(p, q)) != first)
     {
       return;
     }
@@ -179,13 +175,12 @@ struct NewLabelOfComponent
 
 /// FindMin2 of a round after round one (where each component is one point, whose answer is its
 /// minimum edge): two passes over the points, the second only after a tie.
-template <class Exec, class T, int Dim>
-void findMin2(Exec& exec, const SearchContext<T, Dim>& search, const ComponentArrays& comps,
+template <class Exec, class Metric>
+void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentArrays& comps,
   const std::uint32_t* components, std::uint32_t* tieFlag)
 {
-  ComponentMinimumEdge<T, Dim> pass;
-  pass.exactOfPoint = search.exactOfPoint;
-  pass.frameScale = search.frameScale;
+  ComponentMinimumEdge<Metric> pass;
+  pass.metric = search.metric;
   pass.points = search.points;
   pass.candidates = search.candidates;
   pass.firstKeyOfComp = comps.firstKeyOfComp;

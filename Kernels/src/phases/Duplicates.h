@@ -129,10 +129,10 @@ struct IsLaterCopy
 
 /// Copies of identical points: edge (first copy, copy). In double the two may still differ
 /// slightly (double input rounding to the same float): the length is computed, not assumed 0.
-template <class T, int Dim>
+template <class Metric>
 struct CopyEdgeKeys
 {
-  EdgeKey<T, Dim> key;
+  EdgeKey<Metric> key;
   const Index* slotOfCopy;       ///< [d] sorted positions of the later copies
   const Index* headOfSorted;     ///< [v]
   const Index* pointOfSorted;    ///< [v]
@@ -166,9 +166,9 @@ struct DistinctPoints
 /// over). Only runs of equal codes can hold copies: each is sorted by coordinates so that
 /// identical points become adjacent, smallest input index first; the first copy of each point
 /// is kept and the others get their zero-distance edge to it.
-template <class Exec, class T, int Dim>
-DistinctPoints<Exec> joinDuplicates(
-  Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec, Dim>& framed)
+template <class Exec, class T, int Dim, class Metric>
+DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input,
+  const Metric& metric, FramedPoints<Exec, Dim>& framed)
 {
   auto policy = exec.policy();
   Buffer<std::uint64_t, Exec>& codeOfSorted = framed.codeOfSorted;
@@ -207,7 +207,7 @@ DistinctPoints<Exec> joinDuplicates(
           IsLaterCopy{headOfSorted.data()});
         distinct.copyEdges = EdgeKeys<Exec>(exec, copies);
         exec.forEach(copies,
-          CopyEdgeKeys<T, Dim>{{input}, slotOfCopy.data(), headOfSorted.data(),
+          CopyEdgeKeys<Metric>{{metric}, slotOfCopy.data(), headOfSorted.data(),
             pointOfSorted.data(), distinct.copyEdges.lengthBits.data(),
             distinct.copyEdges.pairOfEdge.data()});
       }

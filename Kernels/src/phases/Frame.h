@@ -81,17 +81,6 @@ struct InputPoints
       out[a] = a < Dim ? coordinate(i, a) : 0.0;
     }
   }
-  /// Euclidean length in double, terms added in axis order, no contraction.
-  EMST_HD double length(std::size_t i, std::size_t j) const
-  {
-    double s = 0.0;
-    for (int a = 0; a < Dim; ++a)
-    {
-      double const d = coordinate(i, a) - coordinate(j, a);
-      s = (a == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
-    }
-    return sqrt(s);
-  }
 };
 
 /// Axis-aligned box in double precision (bounding box of the input).

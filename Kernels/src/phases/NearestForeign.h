@@ -94,11 +94,13 @@ struct Candidate
 /// one query point that order is (key, input index of the candidate)) fused with the first
 /// minimum of FindMin2. The float frame prunes; every candidate that the float distances cannot
 /// rule out is decided by its exact key (Tolerance).
-template <class T, int Dim>
+template <class Metric>
 struct SearchContext
 {
-  InputPoints<T, Dim> exactOfPoint;  ///< [m] input coordinates of the distinct points, in order
-  double frameScale;                 ///< Frame::scale, for the exact keys
+  static constexpr int Dim = Metric::kDim;
+  using Query = typename Metric::Query;
+
+  Metric metric;                     ///< over the distinct points (Cells::exactOfPoint)
   Tolerance tolerance;
   PointArrays points;
   CellArrays cells;
@@ -109,14 +111,6 @@ struct SearchContext
   bool bottomUp;                     ///< start at the point's cell (else at the root)
   std::uint32_t* boundOfComp;        ///< [k] float bits; null in the first round (no bounds)
   std::uint64_t* firstKeyOfComp;     ///< [k] double bits of the least key; null in round one
-
-  EMST_HD EMST_FORCEINLINE double keyOf(Index a, Index b) const
-  {
-    double x[3], y[3];
-    exactOfPoint.load(a, x);
-    exactOfPoint.load(b, y);
-    return exactKey<Dim>(x, y, frameScale);
-  }
 
   EMST_HD EMST_FORCEINLINE void offer(Index comp, double key) const
   {
@@ -142,7 +136,7 @@ struct SearchContext
       // minimum edge: the others need not even compute their key.
       if (below < radius)
       {
-        this->offer(comp, this->keyOf(p, previous));
+        this->offer(comp, metric.key(p, previous));
       }
       return false;
     }
@@ -190,21 +184,21 @@ struct SearchContext
   {
     if (best.key < 0.0)
     {
-      best.key = this->keyOf(p, best.point);
+      best.key = metric.key(p, best.point);
     }
     return best.key;
   }
 
-  /// Query point p (record coordinates q) against candidate k. The exact coordinates are read
-  /// only here, when the float distances cannot decide (rare), not held through the search.
-  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const float* q, Index p,
+  /// Query point p (q) against candidate k (record r). The exact coordinates are read only
+  /// here, when the float distances cannot decide (rare), not held through the search.
+  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const Query& q, Index p,
     Index comp, Candidate& best) const
   {
     if (r.comp == comp)
     {
       return;
     }
-    float const d2 = distance2<Dim>(q, r.x);
+    float const d2 = metric.distance2(q, r, k);
     if (d2 > best.limit)
     {
       return; // its key exceeds the best's
@@ -217,7 +211,7 @@ struct SearchContext
       tolerance.windowOfDistance(d2, best.limit, best.sure);
       return;
     }
-    double const key = this->keyOf(p, k);
+    double const key = metric.key(p, k);
     double const current = best.point == kNone ? best.key : this->bestKey(p, best);
     if (key < current || (key == current && in < best.input))
     {
@@ -231,7 +225,7 @@ struct SearchContext
 /// (from the last round's merge), seeds each component's upper bound with the answers that are
 /// still valid and with Morton neighbours, and writes the leaf's label: its points' common
 /// component, or kMixed.
-template <int Dim>
+template <class Metric>
 struct RelabelLeaves
 {
   PointRecord* recordOfPoint;         ///< [m]
@@ -241,6 +235,7 @@ struct RelabelLeaves
   CandidateArrays candidates;
   std::uint32_t* boundOfComp;         ///< [k] float bits, +inf on entry; null in the first round
   Tolerance tolerance;
+  Metric metric;
 
   EMST_HD void operator()(std::size_t leaf) const
   {
@@ -270,7 +265,8 @@ struct RelabelLeaves
         // answer of round one is still valid.
         if (k > first && previous.comp != r.comp)
         {
-          float const key = tolerance.keyAtMost(distance2<Dim>(previous.x, r.x));
+          float const key =
+            tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
           tightenBound(boundOfComp, r.comp, key);
           tightenBound(boundOfComp, previous.comp, key);
         }
@@ -328,12 +324,15 @@ struct LabelNodes
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
 /// subtree, until the ball of the current best lies inside the Morton cell of the subtree
 /// searched so far: every point outside it is then farther.
-template <class T, int Dim>
+template <class Metric>
 struct FindNearestForeign
 {
-  SearchContext<T, Dim> ctx;
+  static constexpr int Dim = Metric::kDim;
+  using Query = typename Metric::Query;
 
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const float* q, Index p, Index comp,
+  SearchContext<Metric> ctx;
+
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const Query& q, Index p, Index comp,
     Candidate& best) const
   {
     Index const end = ctx.cells.firstPointOfLeaf[leaf + 1];
@@ -372,7 +371,7 @@ struct FindNearestForeign
   }
 
   /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit).
-  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const float* q, Index p, Index comp,
+  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const Query& q, Index p, Index comp,
     Candidate& best) const
   {
     // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
@@ -391,9 +390,9 @@ struct FindNearestForeign
       {
         TreeNode<Dim> const n = ctx.tree.nodes[next];
         float const d0 =
-          n.label[0] != comp ? boxDistance2<Dim>(q, n.lo[0], n.hi[0]) : floatInfinity();
+          n.label[0] != comp ? ctx.metric.boxDistance2(q, n, 0) : floatInfinity();
         float const d1 =
-          n.label[1] != comp ? boxDistance2<Dim>(q, n.lo[1], n.hi[1]) : floatInfinity();
+          n.label[1] != comp ? ctx.metric.boxDistance2(q, n, 1) : floatInfinity();
         bool const go0 = d0 <= best.limit;
         bool const go1 = d1 <= best.limit;
         if (go0 && go1)
@@ -431,15 +430,16 @@ struct FindNearestForeign
     {
       return;
     }
+    Query const q = ctx.metric.query(self, p);
     Candidate best = ctx.start(radius);
     if (!ctx.bottomUp)
     {
-      this->searchSubtree(ctx.cells.leaves > 1 ? 0u : kLeafBit, self.x, p, comp, best);
+      this->searchSubtree(ctx.cells.leaves > 1 ? 0u : kLeafBit, q, p, comp, best);
       ctx.finish(p, comp, best, radius);
       return;
     }
     Index const leaf = ctx.points.leafOfPoint[p];
-    this->scanLeaf(leaf, self.x, p, comp, best);
+    this->scanLeaf(leaf, q, p, comp, best);
     if (ctx.cells.leaves > 1)
     {
       for (Index up = ctx.tree.parentOfLeaf[leaf];;)
@@ -447,13 +447,14 @@ struct FindNearestForeign
         Index const node = up & ~kSlotBit;
         int const sibling = (up & kSlotBit) ? 0 : 1;
         TreeNode<Dim> const& n = ctx.tree.nodes[node];
-        if (n.label[sibling] != comp &&
-          boxDistance2<Dim>(self.x, n.lo[sibling], n.hi[sibling]) <= best.limit)
+        if (n.label[sibling] != comp && ctx.metric.boxDistance2(q, n, sibling) <= best.limit)
         {
-          this->searchSubtree(n.child[sibling], self.x, p, comp, best);
+          this->searchSubtree(n.child[sibling], q, p, comp, best);
         }
         up = ctx.tree.parentOfNode[node];
-        if (up == kNone || this->ballInside(ctx.tree.cellOfNode[node], self.x, best.limit))
+        if (up == kNone ||
+          (Metric::kBallInCellStops &&
+            this->ballInside(ctx.tree.cellOfNode[node], self.x, best.limit)))
         {
           break;
         }
@@ -503,8 +504,8 @@ struct SearchState
 /// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the subtrees, search.
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// Nothing runs when *components (the count before the round, on the backend) is one.
-template <class Exec, class T, int Dim>
-void findMin1(Exec& exec, SearchContext<T, Dim> search, const LabelArrays& labels,
+template <class Exec, class Metric>
+void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& labels,
   const ComponentArrays& comps, const Index* previousLabels, int round,
   const std::uint32_t* components)
 {
@@ -513,17 +514,18 @@ void findMin1(Exec& exec, SearchContext<T, Dim> search, const LabelArrays& label
   search.boundOfComp = comps.boundOfComp;
   search.firstKeyOfComp = comps.firstKeyOfComp;
   exec.forEachUnlessDone(leaves, components,
-    RelabelLeaves<Dim>{search.points.recordOfPoint, search.cells, labels.labelOfLeaf,
-      previousLabels, search.candidates, search.boundOfComp, search.tolerance});
+    RelabelLeaves<Metric>{search.points.recordOfPoint, search.cells, labels.labelOfLeaf,
+      previousLabels, search.candidates, search.boundOfComp, search.tolerance, search.metric});
   if (leaves > 1)
   {
     auto runStarts =
       thrust::make_transform_iterator(Counting(0), LabelRunStart{labels.labelOfLeaf});
     thrust::inclusive_scan(exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf,
       thrust::maximum<Index>());
-    exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Dim>{labels, search.tree});
+    exec.forEachUnlessDone(
+      leaves - 1, components, LabelNodes<Metric::kDim>{labels, search.tree});
   }
-  exec.forEachSearch(search.points.count, components, FindNearestForeign<T, Dim>{search});
+  exec.forEachSearch(search.points.count, components, FindNearestForeign<Metric>{search});
 }
 
 } // namespace detail

@@ -9,7 +9,6 @@
 #include "base/Algorithms.h"
 #include "base/Arithmetic.h"
 #include "base/Buffer.h"
-#include "phases/Frame.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -30,10 +29,10 @@ struct OutputEdge
 
 /// Sort key of an output edge: the length's bits (non-negative doubles order like their bit
 /// patterns) and the index pair (i << 32 | j, i < j).
-template <class T, int Dim>
+template <class Metric>
 struct EdgeKey
 {
-  InputPoints<T, Dim> input;
+  Metric metric;  ///< over the input points
   EMST_HD void write(Index a, Index b, std::uint64_t* lengthBits, std::uint64_t* pair) const
   {
     if (a > b)
@@ -43,14 +42,14 @@ struct EdgeKey
       b = t;
     }
     *pair = (static_cast<std::uint64_t>(a) << 32) | b;
-    *lengthBits = doubleBits(input.length(a, b));
+    *lengthBits = doubleBits(metric.length(a, b));
   }
 };
 
-template <class T, int Dim>
+template <class Metric>
 struct TreeEdgeKeys
 {
-  EdgeKey<T, Dim> key;
+  EdgeKey<Metric> key;
   const Index* edgePoints;      ///< [2*e] distinct-point pairs
   const Index* inputOfPoint;    ///< [m]
   std::uint64_t* lengthBits;    ///< [e]
@@ -146,8 +145,8 @@ struct EdgeKeys
 /// The output phase: the tree's m-1 edges (pairs of distinct points in `edgePoints`, [2(m-1)])
 /// and the copies' edges, in input indices and canonical order. Releases edgePoints,
 /// inputOfPoint and copyEdges as soon as they are read.
-template <class Exec, class T, int Dim>
-Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const InputPoints<T, Dim>& input,
+template <class Exec, class Metric>
+Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
   Buffer<Index, Exec>& edgePoints, Buffer<Index, Exec>& inputOfPoint, EdgeKeys<Exec>& copyEdges)
 {
   auto policy = exec.policy();
@@ -160,7 +159,7 @@ Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const InputPoints<T, Dim>& input
   if (treeEdges > 0)
   {
     exec.forEach(treeEdges,
-      TreeEdgeKeys<T, Dim>{{input}, edgePoints.data(), inputOfPoint.data(), lengthBits,
+      TreeEdgeKeys<Metric>{{metric}, edgePoints.data(), inputOfPoint.data(), lengthBits,
         pairOfEdge});
   }
   edgePoints.reset();
