@@ -179,6 +179,7 @@ template <class Exec, class Metric>
 void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentArrays& comps,
   const std::uint32_t* components, std::uint32_t* tieFlag)
 {
+  auto const range = exec.range("FindMin2");
   ComponentMinimumEdge<Metric> pass;
   pass.metric = search.metric;
   pass.points = search.points;
@@ -198,6 +199,7 @@ template <class Exec>
 void connect(Exec& exec, const CandidateArrays& candidates, const ComponentArrays& comps,
   const TreeEdges& edges, std::size_t known, const std::uint32_t* components)
 {
+  auto const range = exec.range("connect");
   exec.forEachComponent(known, components, HookComponents{candidates, comps});
   exec.forEachComponent(known, components, RootAndEmit{candidates, comps, edges});
 }
@@ -207,6 +209,7 @@ template <class Exec>
 void compact(Exec& exec, const ComponentArrays& comps, std::size_t known,
   const std::uint32_t* components, std::uint32_t* componentsAfter)
 {
+  auto const range = exec.range("compact");
   exec.forEachComponent(known, components, FindRoots{comps, componentsAfter});
   exec.forEachComponent(known, components, NewLabelOfComponent{comps});
 }

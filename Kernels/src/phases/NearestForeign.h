@@ -509,6 +509,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   const ComponentArrays& comps, const Index* previousLabels, int round,
   const std::uint32_t* components)
 {
+  auto const range = exec.range("FindMin1");
   std::size_t const leaves = search.cells.leaves;
   search.bottomUp = searchesBottomUp(round);
   search.boundOfComp = comps.boundOfComp;
