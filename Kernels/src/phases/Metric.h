@@ -16,8 +16,8 @@
 //   (e) no early stop: a point outside a Morton cell can be near through the boundary, so the
 //       bottom-up search climbs to the root (correct, slower); top-down needs nothing.
 //
-// HDBSCAN*'s mutual reachability (Campello et al.; per-point core keys from a k-nearest-neighbour
-// phase before the rounds, exact doubles plus their floatAtLeast for the float side):
+// HDBSCAN*'s mutual reachability (per-point core keys from a k-nearest-neighbour phase before
+// the rounds, exact doubles plus their floatAtLeast for the float side):
 //   (a) distance2: max(query's core, point k's core, d2): Query carries the query's core, k
 //       indexes the cores.
 //   (b) boxDistance2: max(query's core, the least core under the child slot, box distance2):
