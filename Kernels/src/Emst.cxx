@@ -5,7 +5,7 @@
 // use), falls back to the CPU when Auto cannot use the GPU, and says which backend ran.
 #include "emst/Emst.h"
 
-#include "Backends.h"
+#include "backends/Backends.h"
 
 #include <algorithm>
 #include <cmath>

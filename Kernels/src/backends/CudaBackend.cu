@@ -3,10 +3,10 @@
 //
 // The CUDA backend: the engine instantiated over CudaExec, the device probe, the upload of
 // host points and the memory pool's lifetime.
-#include "Backends.h"
-#include "CudaExec.cuh"
-#include "Cut.h"
-#include "Engine.h"
+#include "Boruvka.h"
+#include "backends/Backends.h"
+#include "backends/CudaExec.cuh"
+#include "clusters/Cut.h"
 
 #include <thrust/system/system_error.h>
 
@@ -300,11 +300,11 @@ Result runCuda(const PointCloudView& points, const Options& options)
       inputBytes = input.bytes();
       if (points.dimension == 2)
       {
-        Engine<CudaExec, 2>(exec, options).run(input.view(), result);
+        Boruvka<CudaExec, 2>(exec, options).run(input.view(), result);
       }
       else
       {
-        Engine<CudaExec, 3>(exec, options).run(input.view(), result);
+        Boruvka<CudaExec, 3>(exec, options).run(input.view(), result);
       }
     }
     result.stats.phases = exec.phases();

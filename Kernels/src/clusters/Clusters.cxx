@@ -5,7 +5,7 @@
 // edges, the choice of backend with Auto's fall-back) and the single-linkage hierarchy.
 #include "emst/Clusters.h"
 
-#include "Backends.h"
+#include "backends/Backends.h"
 
 #include <algorithm>
 #include <cmath>

@@ -6,12 +6,13 @@
 // stream-ordered pool. Every CUDA call and every launch is checked.
 #pragma once
 
-#include "Common.h"
+#include "base/Index.h"
 #include "emst/Emst.h"
 
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -92,6 +93,19 @@ __global__ void __launch_bounds__(Block)
     f(i);
   }
 }
+
+/// A profiler range (NVTX, seen in Nsight Systems) around one step of a phase, from
+/// construction to destruction, on the host thread that queues the step's launches (Nsight
+/// projects it onto their GPU work). Without a profiler attached each end is one call that
+/// returns at once.
+class NvtxRange
+{
+public:
+  explicit NvtxRange(const char* name) { nvtxRangePushA(name); }
+  ~NvtxRange() { nvtxRangePop(); }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
 
 template <class T>
 struct FillValue
@@ -284,11 +298,13 @@ public:
   }
 
   /// Phases are delimited by events on the stream: no synchronisation until they are read.
+  /// Each is also an NVTX range of its name, so that profiles show the phases.
   void beginPhase(const std::string& name)
   {
     this->endCompute();
     this->PhaseNames.push_back(name);
     this->PhaseStart.push_back(this->newEvent());
+    this->PhaseRange = nvtxRangeStartA(name.c_str());
     this->Open = true;
   }
   void endCompute()
@@ -296,9 +312,12 @@ public:
     if (this->Open)
     {
       this->PhaseStop.push_back(this->newEvent());
+      nvtxRangeEnd(this->PhaseRange);
       this->Open = false;
     }
   }
+  /// A named profiler range for a step of a phase (`auto const range = exec.range("FindMin1")`).
+  NvtxRange range(const char* name) const { return NvtxRange(name); }
   std::vector<PhaseTime> phases()
   {
     this->endCompute();
@@ -358,6 +377,7 @@ private:
   std::vector<cudaEvent_t> PhaseStart;
   std::vector<cudaEvent_t> PhaseStop;
   std::vector<cudaEvent_t> Events;
+  nvtxRangeId_t PhaseRange = 0;
   bool Open = false;
 };
 

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The CPU backend: the engine instantiated over CpuExec.
-#include "Backends.h"
-#include "CpuExec.h"
-#include "Cut.h"
-#include "Engine.h"
+#include "Boruvka.h"
+#include "backends/Backends.h"
+#include "backends/CpuExec.h"
+#include "clusters/Cut.h"
 
 #include <omp.h>
 
@@ -72,11 +72,11 @@ Result runCpu(const PointCloudView& points, const Options& options)
   result.stats.deviceName = "CPU (" + std::to_string(exec.threads()) + " threads)";
   if (points.dimension == 2)
   {
-    Engine<CpuExec, 2>(exec, options).run(points, result);
+    Boruvka<CpuExec, 2>(exec, options).run(points, result);
   }
   else
   {
-    Engine<CpuExec, 3>(exec, options).run(points, result);
+    Boruvka<CpuExec, 3>(exec, options).run(points, result);
   }
   result.stats.phases = exec.phases();
   for (const PhaseTime& phase : result.stats.phases)

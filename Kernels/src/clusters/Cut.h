@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The threshold cut of a tree into single-linkage clusters, written once over a backend `Exec`
-// (see Engine.h for what Exec provides). Included by one translation unit per backend.
+// (Kernels/README.md lists what Exec provides). Included by one translation unit per backend.
 //
 // The kept edges are a prefix of the sorted edge list. Their connected groups come from a
 // lock-free union-find in which a link always points to a smaller index (ECL-CC's hooking, Jaiganesh
@@ -13,9 +13,9 @@
 // and gathered by the points. Every step is a parallel pass over points, edges or groups.
 #pragma once
 
-#include "Backends.h"
-#include "Buffer.h"
-#include "Common.h"
+#include "backends/Backends.h"
+#include "base/Atomics.h"
+#include "base/Buffer.h"
 
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>

@@ -1,0 +1,282 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// The EMST algorithm, written once over a backend `Exec` (backends/CpuExec.h: OpenMP + Thrust's
+// OMP system; backends/CudaExec.cuh: CUDA kernels + Thrust's CUDA system): the run, phase by
+// phase (each in its file under phases/), and the Borůvka round loop. Included by exactly one
+// translation unit per backend. Kernels/README.md lists the phases and the Exec interface.
+//
+// Reference: Qiao & Créput 2021 (cell partition, component-based nearest-neighbour search, the
+// four Borůvka steps); Prokopenko et al. 2022 (subtree component labels, per-component upper
+// bounds); Fallin et al. 2023 (packed 64-bit atomic minima). Papers in ../shared/papers.
+#pragma once
+
+#include "base/Buffer.h"
+#include "emst/Emst.h"
+#include "phases/Cells.h"
+#include "phases/ComponentMerge.h"
+#include "phases/Components.h"
+#include "phases/Duplicates.h"
+#include "phases/Frame.h"
+#include "phases/Hierarchy.h"
+#include "phases/Metric.h"
+#include "phases/NearestForeign.h"
+#include "phases/OutputOrder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace emst
+{
+namespace detail
+{
+
+static_assert(sizeof(OutputEdge) == sizeof(Edge) && alignof(OutputEdge) == alignof(Edge),
+  "device edges are copied straight into emst::Edge");
+
+/// The rounds' counters, kept on the backend so that several rounds are queued without waiting
+/// for the host (a round that starts with one component does nothing):
+///   [0] edges emitted, [r] components before round r ([1] = m),
+///   [kTieFlags + r] set when round r found equal least keys in a component.
+struct RoundCounters
+{
+  static constexpr int kMaxRounds = 62;
+  static constexpr int kTieFlags = kMaxRounds + 2;
+  static constexpr int kCount = kTieFlags + kMaxRounds + 1;
+
+  std::uint32_t* counters;  ///< [kCount]
+
+  std::uint32_t* edgeCount() const { return this->counters; }
+  const std::uint32_t* before(int round) const { return this->counters + round; }
+  std::uint32_t* after(int round) const { return this->counters + round + 1; }
+  std::uint32_t* tieFlag(int round) const { return this->counters + kTieFlags + round; }
+};
+
+template <class Exec, int Dim>
+class Boruvka
+{
+public:
+  Boruvka(Exec& exec, const Options& options)
+    : X(exec)
+    , Opts(options)
+  {
+  }
+
+  /// `points.data` is in backend memory. Fills result.edges (host), the counts and the rounds;
+  /// phase times and memory are the caller's (they belong to the Exec).
+  void run(const PointCloudView& points, Result& result)
+  {
+    std::size_t const stride = points.stride ? points.stride : static_cast<std::size_t>(Dim);
+    if (points.scalarType == ScalarType::Float64)
+    {
+      this->runTyped(InputPoints<double, Dim>{static_cast<const double*>(points.data), stride},
+        points.count, result);
+    }
+    else
+    {
+      this->runTyped(InputPoints<float, Dim>{static_cast<const float*>(points.data), stride},
+        points.count, result);
+    }
+  }
+
+private:
+  template <class T>
+  using Buf = Buffer<T, Exec>;
+
+  /// The metric of the run, over points of scalar type T: phases/Metric.h.
+  template <class T>
+  using Metric = EuclideanMetric<T, Dim>;
+
+  void progress(double fraction, const char* step)
+  {
+    this->X.beginPhase(step);
+    if (this->Opts.progress && !this->Opts.progress(fraction, step))
+    {
+      throw Error(ErrorCode::Cancelled, "EMST computation cancelled");
+    }
+  }
+
+  void finished()
+  {
+    if (this->Opts.progress && !this->Opts.progress(1.0, "done"))
+    {
+      throw Error(ErrorCode::Cancelled, "EMST computation cancelled");
+    }
+  }
+
+  template <class T>
+  void runTyped(const InputPoints<T, Dim>& input, std::size_t n, Result& result)
+  {
+    Stats& stats = result.stats;
+    stats.inputPoints = n;
+
+    this->progress(0.0, "bounding box");
+    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n);
+    std::size_t const v = framed.finitePoints;
+    stats.validPoints = v;
+    stats.nonFinitePoints = n - v;
+    if (v < n)
+    {
+      result.messages.push_back(std::to_string(n - v) +
+        " point(s) with non-finite coordinates (NaN or Inf) were left out of the tree");
+    }
+    if (v < 2)
+    {
+      this->X.endCompute();
+      this->finished();
+      return;
+    }
+    this->progress(0.05, "sort");
+    sortByCode(this->X, input, framed);
+
+    this->progress(0.12, "duplicates");
+    Metric<T> const inputMetric{input, framed.frame.scale};
+    DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed);
+    std::size_t const m = distinct.size();
+    stats.duplicatePoints = v - m;
+
+    Buf<Index> edgePoints(this->X, 2 * (m - 1));
+    if (m > 1)
+    {
+      this->spanningTree(input, framed, distinct, edgePoints, stats);
+    }
+    distinct.codeOfPoint.reset();
+
+    this->progress(0.97, "output");
+    Buf<OutputEdge> const out =
+      orderEdges(this->X, inputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
+    std::size_t const e = out.size();
+    this->X.endCompute();
+    result.edges.resize(e);
+    this->X.copyToHost(reinterpret_cast<OutputEdge*>(result.edges.data()), out.data(), e);
+    this->finished();
+  }
+
+  /// What every round reads and writes, fixed once the hierarchy is built.
+  template <class T>
+  struct Rounds
+  {
+    SearchContext<Metric<T>> search;  ///< the run's part; findMin1 adds the round's
+    LabelArrays labels;
+    const ComponentArena<Exec>* arena;
+    RoundCounters counters;
+    TreeEdges edges;
+  };
+
+  /// Cells, hierarchy, then Borůvka rounds until one component is left: writes the m-1 tree
+  /// edges as pairs of distinct points into edgePoints.
+  template <class T>
+  void spanningTree(const InputPoints<T, Dim>& input, const FramedPoints<Exec, Dim>& framed,
+    DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints, Stats& stats)
+  {
+    std::size_t const m = distinct.size();
+    this->progress(0.15, "cells");
+    Cells<Exec, T, Dim> const cells = buildCells(this->X, input, framed.frame, distinct);
+    this->progress(0.18, "tree");
+    Hierarchy<Exec, Dim> const hierarchy = buildHierarchy(this->X, cells, distinct.codeOfPoint);
+
+    SearchState<Exec> const state(this->X, m, cells.leaves);
+    Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
+    this->X.fill(counters.data(), RoundCounters::kCount, 0u);
+    this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
+    ComponentArena<Exec> const arena(this->X, m);
+
+    Rounds<T> rounds;
+    SearchContext<Metric<T>>& search = rounds.search;
+    search.metric = Metric<T>{{cells.exactOfPoint.data(), Dim}, framed.frame.scale};
+    search.tolerance = framed.tolerance();
+    search.points = cells.points(distinct);
+    search.cells = cells.arrays();
+    search.tree = hierarchy.arrays();
+    search.latticeScale = framed.quantizer.scale;
+    search.candidates = state.candidates();
+    search.bottomUp = false;
+    search.boundOfComp = nullptr;
+    search.firstKeyOfComp = nullptr;
+    rounds.labels = state.labels();
+    rounds.arena = &arena;
+    rounds.counters.counters = counters.data();
+    rounds.edges.edgePoints = edgePoints.data();
+    rounds.edges.edgeCount = rounds.counters.edgeCount();
+    rounds.edges.capacity = static_cast<std::uint32_t>(m - 1);
+
+    std::size_t known = m; // components at the last look
+    int round = 0;
+    double const logM = std::log(static_cast<double>(m));
+    while (known > 1)
+    {
+      // Components shrink about four-fold per round: queue about as many rounds as that
+      // predicts, then look (a round too many costs a few empty launches).
+      int const batch = std::max(1, static_cast<int>(std::log(static_cast<double>(known)) /
+                                      std::log(6.0)));
+      for (int b = 0; b < batch; ++b)
+      {
+        ++round;
+        if (round > RoundCounters::kMaxRounds)
+        {
+          throw Error(ErrorCode::Internal, "too many Boruvka rounds");
+        }
+        // Progress from the expected count: about four times fewer components per round.
+        double const expected = std::max(2.0, static_cast<double>(known) / std::pow(4.0, b));
+        this->progress(0.2 + 0.75 * (1.0 - std::log(expected) / logM),
+          ("round " + std::to_string(round)).c_str());
+        this->enqueueRound(round, known, rounds);
+      }
+      known = this->X.read(rounds.counters.after(round));
+    }
+    this->checkRounds(counters, round, m, stats);
+  }
+
+  /// One Borůvka round, queued without any host wait. counters.before(round) holds the
+  /// components before it, counters.after(round) receives those after; `known` (the count at
+  /// the host's last look) bounds them and sizes the per-component launches.
+  template <class T>
+  void enqueueRound(int round, std::size_t known, const Rounds<T>& r)
+  {
+    // Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2, connect, compact.
+    ComponentArrays const& comps = r.arena->ofRound(round);
+    const std::uint32_t* const before = r.counters.before(round);
+    r.arena->prepare(this->X, round, known, before);
+    findMin1(this->X, r.search, r.labels, comps, r.arena->previousLabels(round), round, before);
+    if (round > 1) // in round one every component is a point: its answer is its minimum edge
+    {
+      findMin2(this->X, r.search, comps, before, r.counters.tieFlag(round));
+    }
+    connect(this->X, r.search.candidates, comps, r.edges, known, before);
+    compact(this->X, comps, known, before, r.counters.after(round));
+  }
+
+  /// Checks the whole history: every round that started with several components ended with
+  /// fewer, the last with one, and m-1 edges were emitted.
+  void checkRounds(const Buf<std::uint32_t>& counters, int rounds, std::size_t m, Stats& stats)
+  {
+    std::vector<std::uint32_t> history(RoundCounters::kMaxRounds + 2);
+    this->X.copyToHostUntimed(history.data(), counters.data(), history.size());
+    stats.rounds = 0;
+    for (int r = 1; r <= rounds && history[r] > 1; ++r)
+    {
+      if (history[r + 1] == 0 || history[r + 1] >= history[r])
+      {
+        throw Error(ErrorCode::Internal,
+          "Boruvka round " + std::to_string(r) + " went from " + std::to_string(history[r]) +
+            " to " + std::to_string(history[r + 1]) + " components");
+      }
+      stats.rounds = r;
+    }
+    if (history[0] != m - 1)
+    {
+      throw Error(ErrorCode::Internal, "the tree has " + std::to_string(history[0]) +
+          " edges instead of " + std::to_string(m - 1));
+    }
+  }
+
+  Exec& X;
+  const Options& Opts;
+};
+
+} // namespace detail
+} // namespace emst

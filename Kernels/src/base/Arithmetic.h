@@ -1,0 +1,216 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Explicitly rounded arithmetic and bit views of floats, the same on both backends; the exact
+// key of a pair of points and the tolerance that ties the float32 search to it.
+#pragma once
+
+#include "base/Index.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace emst
+{
+namespace detail
+{
+
+// ---- Exactly rounded float arithmetic ---------------------------------------------------------
+// nvcc contracts a*b+c into an FMA by default and g++ does not (we also pass -ffp-contract=off):
+// every distance goes through these so that both backends compare the very same numbers.
+EMST_HD EMST_FORCEINLINE float fmul(float a, float b)
+{
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+EMST_HD EMST_FORCEINLINE float fadd(float a, float b)
+{
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+EMST_HD EMST_FORCEINLINE float fsub(float a, float b)
+{
+#if defined(__CUDA_ARCH__)
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+EMST_HD EMST_FORCEINLINE double dmul(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+EMST_HD EMST_FORCEINLINE double dadd(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+EMST_HD EMST_FORCEINLINE double dsub(double a, double b)
+{
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+EMST_HD EMST_FORCEINLINE std::uint32_t floatBits(float f)
+{
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+#endif
+}
+EMST_HD EMST_FORCEINLINE float bitsFloat(std::uint32_t u)
+{
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(u);
+#else
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+#endif
+}
+EMST_HD EMST_FORCEINLINE std::uint64_t doubleBits(double d)
+{
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint64_t>(__double_as_longlong(d));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+#endif
+}
+
+EMST_HD EMST_FORCEINLINE double bitsDouble(std::uint64_t u)
+{
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+#endif
+}
+
+EMST_HD EMST_FORCEINLINE float floatInfinity()
+{
+  return bitsFloat(0x7F800000u);
+}
+
+/// The largest finite float: above every squared distance of the frame.
+EMST_HD EMST_FORCEINLINE float floatLargest()
+{
+  return bitsFloat(0x7F7FFFFFu);
+}
+
+/// The smallest float >= x, for 0 <= x (+inf for x above the largest float).
+EMST_HD EMST_FORCEINLINE float floatAtLeast(double x)
+{
+  float f = static_cast<float>(x); // round to nearest on both backends
+  if (static_cast<double>(f) < x)
+  {
+    f = bitsFloat(floatBits(f) + 1u);
+  }
+  return f;
+}
+
+/// The next float below x >= 0 (a negative number for x = 0): for a bound stored as
+/// floatAtLeast(e), e > floatBelow(bound).
+EMST_HD EMST_FORCEINLINE float floatBelow(float x)
+{
+  return x > 0.0f ? bitsFloat(floatBits(x) - 1u) : -1.0f;
+}
+
+/// The next float above x >= 0 (+inf stays +inf).
+EMST_HD EMST_FORCEINLINE float floatAbove(float x)
+{
+  return x < floatInfinity() ? bitsFloat(floatBits(x) + 1u) : x;
+}
+
+/// The key that orders the edges (with the two input indices after it): the squared distance of
+/// the input coordinates, in double, in the frame's scale:
+///   sum over the axes, in order, of ((a - b) * scale)^2, every operation rounded to double.
+/// The scale is a power of two, so this is the squared distance of the input points to double
+/// precision (1e-15 relative), with no overflow or underflow for any finite box; the same bits
+/// on both backends (no contraction).
+template <int Dim>
+EMST_HD EMST_FORCEINLINE double exactKey(const double* a, const double* b, double scale)
+{
+  double s = 0.0;
+  for (int axis = 0; axis < Dim; ++axis)
+  {
+    double const d = dmul(dsub(a[axis], b[axis]), scale);
+    s = axis == 0 ? dmul(d, d) : dadd(s, dmul(d, d));
+  }
+  return s;
+}
+
+/// How the float32 frame distances that the search prunes with relate to the exact keys.
+/// A float coordinate of the frame is within half an ulp of the largest one, 2^(e-24) (M: the
+/// scaled extent, e = ilogb(M)), of the exact shifted coordinate, so the float coordinate
+/// difference c of two points is within sqrt(Dim) 2^(e-23) < 2^(e-22) = eta of the exact
+/// difference t (|t|^2 = key to 2^-50), and the rounded float squared distance d2 (and a box distance, which never exceeds
+/// it) is within a factor (1 +- 8 * 2^-24) of |c|^2 (underflow only lowers it). Hence
+///   ((sqrt(d2) (1 - 2^-20) - eta)+)^2 (1 - 2^-40) <= key <= (sqrt(d2) (1 + 2^-20) + eta)^2 (1 + 2^-40),
+/// and every bound below follows from these two with generous margins: 2^-16, far above the
+/// rounding of the few float operations (each 2^-24, sqrtf correctly rounded) of a window, so the
+/// search's hot path needs no double arithmetic.
+struct Tolerance
+{
+  float eta;  ///< absolute slack in frame units: 2^(ilogb(M) - 22)
+
+  /// For a key known to lie within `slack` (frame units, on the root) of root^2: `limit`, at least
+  /// the float distance (point or box) of anything whose key can be <= that key (farther is
+  /// pruned), and `sure`, a float distance below which a key is surely smaller (0 for none).
+  EMST_HD EMST_FORCEINLINE void window(float root, float slack, float& limit, float& sure) const
+  {
+    float const hi = fadd(fmul(root, 1.0f + 0x1p-16f), slack);
+    limit = fmul(fmul(hi, hi), 1.0f + 0x1p-16f);
+    float const lo = fsub(fmul(root, 1.0f - 0x1p-16f), slack);
+    sure = lo > 0.0f ? fmul(fmul(lo, lo), 1.0f - 0x1p-16f) : 0.0f;
+  }
+  /// The window of an exact key (+inf: no bound, everything is within and surely smaller).
+  EMST_HD EMST_FORCEINLINE void windowOfKey(double key, float& limit, float& sure) const
+  {
+    if (!(key < floatLargest()))
+    {
+      limit = floatLargest();
+      sure = floatLargest();
+      return;
+    }
+    this->window(sqrtf(static_cast<float>(key)), eta, limit, sure);
+  }
+  /// The window of the unknown key of a pair at float distance d2 (its key lies within eta of
+  /// sqrt(d2)'s bounds above, so twice that, plus margin, around the keys it may be compared with).
+  EMST_HD EMST_FORCEINLINE void windowOfDistance(float d2, float& limit, float& sure) const
+  {
+    this->window(sqrtf(d2), fmul(3.0f, eta), limit, sure);
+  }
+  /// An upper bound (a float) of the key of two points whose float squared distance is d2: the
+  /// upper bound above, which is the limit of a window of slack eta around sqrt(d2).
+  EMST_HD EMST_FORCEINLINE float keyAtMost(float d2) const
+  {
+    float limit, sure;
+    this->window(sqrtf(d2), eta, limit, sure);
+    return limit;
+  }
+};
+} // namespace detail
+} // namespace emst

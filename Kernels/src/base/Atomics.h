@@ -1,0 +1,154 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Atomics and coherent loads, one spelling for both backends. Every packed key or ordering
+// argument is given where the atomic is used.
+#pragma once
+
+#include "base/Index.h"
+
+namespace emst
+{
+namespace detail
+{
+
+// The CPU backend runs the same functors under OpenMP; GCC's __atomic builtins give it the same
+// semantics as CUDA's device-scope atomics. Orders are as strong as each use needs, no stronger.
+
+/// Lowers *address to value if value is smaller. Non-negative floats order like their bit
+/// patterns, so this also serves float distances stored as bits.
+EMST_HD EMST_FORCEINLINE void atomicMinU32(std::uint32_t* address, std::uint32_t value)
+{
+#if defined(__CUDA_ARCH__)
+  atomicMin(address, value);
+#else
+  std::uint32_t seen = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < seen &&
+    !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  {
+  }
+#endif
+}
+
+EMST_HD EMST_FORCEINLINE void atomicMinU64(std::uint64_t* address, std::uint64_t value)
+{
+#if defined(__CUDA_ARCH__)
+  atomicMin(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+#else
+  std::uint64_t seen = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < seen &&
+    !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  {
+  }
+#endif
+}
+
+/// Lowers *address to value if value is smaller; returns the value seen before.
+EMST_HD EMST_FORCEINLINE std::uint64_t atomicMinU64Old(std::uint64_t* address, std::uint64_t value)
+{
+#if defined(__CUDA_ARCH__)
+  return atomicMin(
+    reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+#else
+  std::uint64_t seen = __atomic_load_n(address, __ATOMIC_RELAXED);
+  while (value < seen &&
+    !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  {
+  }
+  return seen;
+#endif
+}
+
+/// Returns the old value. Used by the bottom-up climbs: the writer of a child slot releases its
+/// write through this increment, the second arriver acquires the sibling's write through it.
+/// One acquire-release atomic at device scope, not two full fences: the climb from a leaf to the
+/// root is a chain of these, so their latency is the climb's.
+EMST_HD EMST_FORCEINLINE std::uint32_t atomicIncrementAcqRel(std::uint32_t* address)
+{
+#if defined(__CUDA_ARCH__)
+  std::uint32_t old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+               : "=r"(old)
+               : "l"(address)
+               : "memory");
+  return old;
+#else
+  return __atomic_fetch_add(address, 1u, __ATOMIC_ACQ_REL);
+#endif
+}
+
+/// Takes the next slot of a counter (returns the old value). On the device the lanes of a warp
+/// that call it together take consecutive slots with one atomic: a counter that millions of
+/// threads bump (edges, new component labels) is not serialised lane by lane.
+EMST_HD EMST_FORCEINLINE std::uint32_t takeSlot(std::uint32_t* counter)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned const mask = __activemask();
+  unsigned const lane = threadIdx.x & 31u;
+  int const leader = __ffs(mask) - 1;
+  std::uint32_t base = 0;
+  if (static_cast<int>(lane) == leader)
+  {
+    base = atomicAdd(counter, static_cast<std::uint32_t>(__popc(mask)));
+  }
+  base = __shfl_sync(mask, base, leader);
+  return base + static_cast<std::uint32_t>(__popc(mask & ((1u << lane) - 1u)));
+#else
+  return __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
+/// Compare-and-swap; returns the value seen (== expected when the swap happened).
+EMST_HD EMST_FORCEINLINE std::uint32_t atomicCasU32(
+  std::uint32_t* address, std::uint32_t expected, std::uint32_t desired)
+{
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(address, expected, desired);
+#else
+  __atomic_compare_exchange_n(
+    address, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;
+#endif
+}
+
+/// counters[key] += 1. On the device the lanes of a warp with the same key add together with
+/// one atomic: a histogram whose keys are mostly equal (one giant cluster) is not serialised
+/// lane by lane on one address.
+EMST_HD EMST_FORCEINLINE void countKey(std::uint32_t* counters, std::uint32_t key)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned const same = __match_any_sync(__activemask(), key);
+  if (static_cast<int>(threadIdx.x & 31u) == __ffs(same) - 1)
+  {
+    atomicAdd(counters + key, static_cast<std::uint32_t>(__popc(same)));
+  }
+#else
+  __atomic_fetch_add(counters + key, 1u, __ATOMIC_RELAXED);
+#endif
+}
+
+/// Loads that must see other threads' writes made before a synchronising atomic (the climbs,
+/// path halving): bypass the non-coherent L1 on the device.
+template <class T>
+EMST_HD EMST_FORCEINLINE T loadShared(const T* address)
+{
+#if defined(__CUDA_ARCH__)
+  return *static_cast<const volatile T*>(address);
+#else
+  T value;
+  __atomic_load(address, &value, __ATOMIC_RELAXED);
+  return value;
+#endif
+}
+template <class T>
+EMST_HD EMST_FORCEINLINE void storeShared(T* address, T value)
+{
+#if defined(__CUDA_ARCH__)
+  *static_cast<volatile T*>(address) = value;
+#else
+  __atomic_store(address, &value, __ATOMIC_RELAXED);
+#endif
+}
+
+} // namespace detail
+} // namespace emst

@@ -1,0 +1,218 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Phase 3, cells: the leaves are the largest Morton (octree/quadtree) cells holding at most
+// `capacity` points, so the cell size follows the local density: a uniform grid where the data
+// are uniform, finer cells inside dense clusters, coarser ones in sparse regions. The distinct
+// points get their float records and their exact coordinates, in Morton order.
+// Sizes: m distinct points, L leaf cells.
+#pragma once
+
+#include "base/Algorithms.h"
+#include "base/Buffer.h"
+#include "base/Morton.h"
+#include "phases/Duplicates.h"
+#include "phases/Frame.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+namespace emst
+{
+namespace detail
+{
+
+/// One distinct point in Morton order: shifted float coordinates and its component label, in one
+/// 16-byte record so that the search reads a candidate with a single 128-bit load.
+struct alignas(16) PointRecord
+{
+  float x[3];            ///< coordinates minus the bounding box's lower corner (z = 0 in 2D)
+  std::uint32_t comp;    ///< component label, dense in [0, components)
+};
+static_assert(sizeof(PointRecord) == 16, "PointRecord must be one 128-bit load");
+
+/// The distinct points, in Morton order, as the rounds read them.
+struct PointArrays
+{
+  PointRecord* recordOfPoint;  ///< [m] float frame coordinates and component label
+  const Index* inputOfPoint;   ///< [m] input index of each distinct point
+  const Index* leafOfPoint;    ///< [m] the leaf cell holding each point
+  Index count;                 ///< m
+};
+
+/// The leaf cells: the points of leaf l are firstPointOfLeaf[l] .. firstPointOfLeaf[l+1]-1.
+struct CellArrays
+{
+  const Index* firstPointOfLeaf;  ///< [L+1], the last entry m
+  Index leaves;                   ///< L
+};
+
+/// Tuning knob, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY, points
+/// per cell at most (2 to 256, default 16).
+inline int leafCapacity()
+{
+  static int const capacity = []
+  {
+    const char* text = std::getenv("EMST_LEAF_CAPACITY");
+    int const value = text ? std::atoi(text) : 0;
+    return value >= 2 && value <= 256 ? value : 16;
+  }();
+  return capacity;
+}
+
+/// levelOfPoint[k] = level of the leaf cell holding distinct point k.
+/// A cell at level l holds more than C points exactly when some window of C+1 consecutive
+/// (sorted) points lies in it, i.e. when the window's two ends share l levels. So the leaf level
+/// is one more than the deepest level shared by the ends of a window containing k.
+template <int Dim>
+struct LeafLevel
+{
+  const std::uint64_t* codeOfPoint;  ///< [m], sorted
+  std::uint8_t* levelOfPoint;        ///< [m]
+  std::size_t count;
+  int capacity;
+  EMST_HD void operator()(std::size_t k) const
+  {
+    constexpr int kBits = MortonTraits<Dim>::kBitsPerAxis;
+    std::size_t const c = static_cast<std::size_t>(capacity);
+    int level = 0;
+    if (count > c)
+    {
+      std::size_t const first = k >= c ? k - c : 0;
+      std::size_t const last = k + c < count ? k : count - 1 - c;
+      int shared = 0;
+      for (std::size_t j = first; j <= last; ++j)
+      {
+        int const s = commonLevels<Dim>(codeOfPoint[j], codeOfPoint[j + c]);
+        shared = s > shared ? s : shared;
+      }
+      level = shared + 1 < kBits ? shared + 1 : kBits;
+    }
+    levelOfPoint[k] = static_cast<std::uint8_t>(level);
+  }
+};
+
+/// True where a new leaf starts: k and k-1 are in different cells at the deeper of their levels.
+template <int Dim>
+struct StartsLeaf
+{
+  const std::uint64_t* codeOfPoint;  ///< [m]
+  const std::uint8_t* levelOfPoint;  ///< [m]
+  EMST_HD bool operator()(std::size_t k) const
+  {
+    if (k == 0)
+    {
+      return true;
+    }
+    int const a = levelOfPoint[k - 1];
+    int const b = levelOfPoint[k];
+    return commonLevels<Dim>(codeOfPoint[k - 1], codeOfPoint[k]) < (a > b ? a : b);
+  }
+};
+
+struct LeafOfPoint
+{
+  const Index* firstPointOfLeaf;  ///< [L+1]
+  Index* leafOfPoint;             ///< [m]
+  EMST_HD void operator()(std::size_t leaf) const
+  {
+    for (Index k = firstPointOfLeaf[leaf]; k < firstPointOfLeaf[leaf + 1]; ++k)
+    {
+      leafOfPoint[k] = static_cast<Index>(leaf);
+    }
+  }
+};
+
+/// recordOfPoint[k]: shifted float coordinates of distinct point k; every point starts as its
+/// own component (label k). exactOfPoint: its input coordinates, in Morton order too, for the
+/// exact keys (read where the records are, not scattered over the input).
+template <class T, int Dim>
+struct MakeRecords
+{
+  InputPoints<T, Dim> input;
+  const Index* inputOfPoint;   ///< [m]
+  PointRecord* recordOfPoint;  ///< [m]
+  T* exactOfPoint;             ///< [m * Dim]
+  Frame frame;
+  EMST_HD void operator()(std::size_t k) const
+  {
+    Index const i = inputOfPoint[k];
+    PointRecord r;
+    input.shifted(i, frame, r.x);
+    r.comp = static_cast<Index>(k);
+    recordOfPoint[k] = r;
+    for (int a = 0; a < Dim; ++a)
+    {
+      exactOfPoint[k * Dim + a] = input.data[i * input.stride + a];
+    }
+  }
+};
+
+/// What the cells phase hands on.
+template <class Exec, class T, int Dim>
+struct Cells
+{
+  explicit Cells(Exec& exec)
+    : firstPointOfLeaf(exec, 0)
+    , leafOfPoint(exec, 0)
+    , recordOfPoint(exec, 0)
+    , exactOfPoint(exec, 0)
+  {
+  }
+  /// The points as the rounds see them (their input indices are the duplicates phase's).
+  PointArrays points(const DistinctPoints<Exec>& distinct) const
+  {
+    PointArrays points;
+    points.recordOfPoint = this->recordOfPoint.data();
+    points.inputOfPoint = distinct.inputOfPoint.data();
+    points.leafOfPoint = this->leafOfPoint.data();
+    points.count = static_cast<Index>(this->recordOfPoint.size());
+    return points;
+  }
+  CellArrays arrays() const
+  {
+    CellArrays cells;
+    cells.firstPointOfLeaf = this->firstPointOfLeaf.data();
+    cells.leaves = static_cast<Index>(this->leaves);
+    return cells;
+  }
+
+  std::size_t leaves = 0;                   ///< L
+  Buffer<Index, Exec> firstPointOfLeaf;     ///< [L+1]
+  Buffer<Index, Exec> leafOfPoint;          ///< [m]
+  Buffer<PointRecord, Exec> recordOfPoint;  ///< [m], each point its own component
+  Buffer<T, Exec> exactOfPoint;             ///< [m * Dim] input coordinates, point-major
+};
+
+/// The leaf cells of the distinct points, and the points' records.
+template <class Exec, class T, int Dim>
+Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, const Frame& frame,
+  const DistinctPoints<Exec>& distinct)
+{
+  auto policy = exec.policy();
+  std::size_t const m = distinct.size();
+  const std::uint64_t* const codeOfPoint = distinct.codeOfPoint.data();
+  Cells<Exec, T, Dim> cells(exec);
+  {
+    Buffer<std::uint8_t, Exec> levelOfPoint(exec, m);
+    exec.forEach(m, LeafLevel<Dim>{codeOfPoint, levelOfPoint.data(), m, leafCapacity()});
+    StartsLeaf<Dim> const startsLeaf{codeOfPoint, levelOfPoint.data()};
+    cells.leaves =
+      static_cast<std::size_t>(thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
+    cells.firstPointOfLeaf = Buffer<Index, Exec>(exec, cells.leaves + 1);
+    thrust::copy_if(policy, Counting(0), Counting(m), cells.firstPointOfLeaf.data(), startsLeaf);
+  }
+  exec.fill(cells.firstPointOfLeaf.data() + cells.leaves, 1, static_cast<Index>(m));
+  cells.leafOfPoint = Buffer<Index, Exec>(exec, m);
+  exec.forEach(cells.leaves, LeafOfPoint{cells.firstPointOfLeaf.data(), cells.leafOfPoint.data()});
+  cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
+  cells.exactOfPoint = Buffer<T, Exec>(exec, m * Dim);
+  exec.forEach(m,
+    MakeRecords<T, Dim>{input, distinct.inputOfPoint.data(), cells.recordOfPoint.data(),
+      cells.exactOfPoint.data(), frame});
+  return cells;
+}
+
+} // namespace detail
+} // namespace emst

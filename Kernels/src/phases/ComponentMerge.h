@@ -1,0 +1,218 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Phase 6, the component merge (Qiao & Créput 2021, section 1 and 4.3-4.4): FindMin2 picks
+// each component's minimum outgoing edge from its points' answers, connect hooks every
+// component onto the component at the other end and emits the edges, compact finds the roots of
+// the hook forest and gives the merged components dense new labels.
+// Sizes: m distinct points, k components of the current round.
+#pragma once
+
+#include "base/Arithmetic.h"
+#include "base/Atomics.h"
+#include "phases/Components.h"
+#include "phases/NearestForeign.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emst
+{
+namespace detail
+{
+
+/// The tree's edges as the rounds emit them.
+struct TreeEdges
+{
+  Index* edgePoints;         ///< [2(m-1)]: (winner, candidate) pairs, in any order
+  std::uint32_t* edgeCount;  ///< [1] edges emitted so far
+  std::uint32_t capacity;    ///< m-1: more edges would be a bug, caught by the count check
+};
+
+/// FindMin2 after the search, which left each component's least key in firstKeyOfComp. Over
+/// the points whose answer has that key, the first pass takes the least
+/// (smaller input index << 32 | larger one), which names the component's minimum edge under
+/// the total order, and each such point writes itself as its component's winner: right when it
+/// is the only one, which is the rule (a second one sets the round's tie flag). Only then does
+/// the second pass run, and rewrite each winner as the point at the end of the least pair.
+/// A point's float bound rules most points out before any key is computed.
+template <class Metric>
+struct ComponentMinimumEdge
+{
+  Metric metric;                        ///< over the distinct points
+  PointArrays points;
+  CandidateArrays candidates;
+  const std::uint64_t* firstKeyOfComp;  ///< [k]
+  std::uint64_t* secondKeyOfComp;       ///< [k], kNoKey on entry of the first pass
+  Index* winnerOfComp;                  ///< [k] ComponentArrays::rootOfComp
+  std::uint32_t* tie;                   ///< [1] the round's tie flag, 0 on entry
+  bool settleTies;                      ///< the second pass
+  EMST_HD void operator()(std::size_t p) const
+  {
+    if (settleTies && loadShared(tie) == 0u)
+    {
+      return;
+    }
+    Index const q = candidates.candidateOfPoint[p];
+    if (q == kNone)
+    {
+      return;
+    }
+    Index const c = points.recordOfPoint[p].comp;
+    std::uint64_t const first = firstKeyOfComp[c];
+    if (floatBits(floatAtLeast(bitsDouble(first))) != floatBits(candidates.boundOfPoint[p]))
+    {
+      return; // p's key is another: its bound would be another float
+    }
+    if (doubleBits(metric.key(p, q)) != first)
+    {
+      return;
+    }
+    Index const a = points.inputOfPoint[p];
+    Index const b = points.inputOfPoint[q];
+    std::uint64_t const pair = (static_cast<std::uint64_t>(a < b ? a : b) << 32) | (a < b ? b : a);
+    if (!settleTies)
+    {
+      if (atomicMinU64Old(&secondKeyOfComp[c], pair) != kNoKey)
+      {
+        storeShared(tie, 1u);
+      }
+      winnerOfComp[c] = static_cast<Index>(p);
+    }
+    else if (pair == secondKeyOfComp[c])
+    {
+      winnerOfComp[c] = static_cast<Index>(p); // one point: the edge has one end in c
+    }
+  }
+};
+
+/// Connect: every component hooks onto the component at the other end of its minimum edge.
+struct HookComponents
+{
+  CandidateArrays candidates;
+  ComponentArrays comps;
+  EMST_HD void operator()(std::size_t c) const
+  {
+    comps.hookOfComp[c] = candidates.candidateCompOfPoint[comps.winner(static_cast<Index>(c))];
+  }
+};
+
+/// With a strict total order the hooks form a forest plus exactly one 2-cycle per tree (two
+/// components that chose the same edge). The smaller of the pair becomes the root; every other
+/// component adds its edge. Race-free: only the smaller member of a pair writes (its own entry),
+/// and the value it reads (the larger member's hook) is never written in this step.
+/// Then clears this component's minima and bound for the next round (labels there are < k).
+struct RootAndEmit
+{
+  CandidateArrays candidates;
+  ComponentArrays comps;
+  TreeEdges edges;
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const c = static_cast<Index>(index);
+    Index const t = comps.hookOfComp[c];
+    Index const p = comps.winner(c);
+    if (comps.secondKeyOfComp)
+    {
+      comps.reset(c);
+    }
+    if (c < t && loadShared(&comps.hookOfComp[t]) == c)
+    {
+      storeShared(&comps.hookOfComp[c], c);
+      return;
+    }
+    std::uint32_t const slot = takeSlot(edges.edgeCount);
+    if (slot < edges.capacity)
+    {
+      edges.edgePoints[2 * slot] = p;
+      edges.edgePoints[2 * slot + 1] = candidates.candidateOfPoint[p];
+    }
+  }
+};
+
+/// Union-find by path halving, concurrent: an entry is only ever replaced by one of its
+/// ancestors, so every thread still reaches the same root; no component list is walked.
+/// Each root takes the next dense label; which root gets which label may vary from run to run,
+/// but labels only name components: the tree does not depend on them.
+struct FindRoots
+{
+  ComponentArrays comps;
+  std::uint32_t* rootCount;  ///< [1], zero on entry
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index x = static_cast<Index>(index);
+    for (;;)
+    {
+      Index const parent = loadShared(&comps.hookOfComp[x]);
+      if (parent == x)
+      {
+        break;
+      }
+      Index const grand = loadShared(&comps.hookOfComp[parent]);
+      if (grand != parent)
+      {
+        storeShared(&comps.hookOfComp[x], grand);
+      }
+      x = grand;
+    }
+    comps.rootOfComp[index] = x;
+    if (x == index)
+    {
+      comps.newIdOfComp[index] = takeSlot(rootCount);
+    }
+  }
+};
+
+/// Compact: the new dense label of every old component.
+struct NewLabelOfComponent
+{
+  ComponentArrays comps;
+  EMST_HD void operator()(std::size_t c) const
+  {
+    comps.newLabelOfComp[c] = comps.newIdOfComp[comps.rootOfComp[c]];
+  }
+};
+
+/// FindMin2 of a round after round one (where each component is one point, whose answer is its
+/// minimum edge): two passes over the points, the second only after a tie.
+template <class Exec, class Metric>
+void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentArrays& comps,
+  const std::uint32_t* components, std::uint32_t* tieFlag)
+{
+  auto const range = exec.range("FindMin2");
+  ComponentMinimumEdge<Metric> pass;
+  pass.metric = search.metric;
+  pass.points = search.points;
+  pass.candidates = search.candidates;
+  pass.firstKeyOfComp = comps.firstKeyOfComp;
+  pass.secondKeyOfComp = comps.secondKeyOfComp;
+  pass.winnerOfComp = comps.rootOfComp;
+  pass.tie = tieFlag;
+  pass.settleTies = false;
+  exec.forEachUnlessDone(search.points.count, components, pass);
+  pass.settleTies = true;
+  exec.forEachUnlessDone(search.points.count, components, pass);
+}
+
+/// Connect: hooks and edges. `known` bounds the count *components (on the backend).
+template <class Exec>
+void connect(Exec& exec, const CandidateArrays& candidates, const ComponentArrays& comps,
+  const TreeEdges& edges, std::size_t known, const std::uint32_t* components)
+{
+  auto const range = exec.range("connect");
+  exec.forEachComponent(known, components, HookComponents{candidates, comps});
+  exec.forEachComponent(known, components, RootAndEmit{candidates, comps, edges});
+}
+
+/// Compact: roots and new labels; *componentsAfter (zero on entry) receives the new count.
+template <class Exec>
+void compact(Exec& exec, const ComponentArrays& comps, std::size_t known,
+  const std::uint32_t* components, std::uint32_t* componentsAfter)
+{
+  auto const range = exec.range("compact");
+  exec.forEachComponent(known, components, FindRoots{comps, componentsAfter});
+  exec.forEachComponent(known, components, NewLabelOfComponent{comps});
+}
+
+} // namespace detail
+} // namespace emst

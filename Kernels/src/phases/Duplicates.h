@@ -1,0 +1,241 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Phase 2, duplicates: identical points are joined first by zero-length edges to the copy with
+// the smallest input index (the unique MST under our total order does exactly that), and the
+// search then runs on distinct points only.
+// Sizes: v finite points (Morton order), r of them sharing their code, d later copies,
+// m = v - d distinct points.
+#pragma once
+
+#include "base/Algorithms.h"
+#include "base/Buffer.h"
+#include "phases/Frame.h"
+#include "phases/OutputOrder.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace emst
+{
+namespace detail
+{
+
+/// 1 where the sorted code equals a neighbour's: only there can identical points hide.
+struct SharesCode
+{
+  const std::uint64_t* code;  ///< [v], sorted
+  std::size_t count;
+  EMST_HD bool operator()(std::size_t s) const
+  {
+    return (s > 0 && code[s] == code[s - 1]) || (s + 1 < count && code[s] == code[s + 1]);
+  }
+};
+
+/// Sort key that groups identical points inside a run of equal codes, smallest index first.
+struct DuplicateKey
+{
+  std::uint64_t code;
+  double x[3];  ///< input coordinates: identical means identical in the input
+  Index point;
+};
+
+struct DuplicateKeyLess
+{
+  EMST_HD bool operator()(const DuplicateKey& a, const DuplicateKey& b) const
+  {
+    if (a.code != b.code)
+    {
+      return a.code < b.code;
+    }
+    for (int d = 0; d < 3; ++d)
+    {
+      if (a.x[d] != b.x[d])
+      {
+        return a.x[d] < b.x[d];
+      }
+    }
+    return a.point < b.point;
+  }
+};
+
+template <class T, int Dim>
+struct MakeDuplicateKey
+{
+  InputPoints<T, Dim> input;
+  const Index* slotOfRun;          ///< [r] sorted positions that share their code
+  const std::uint64_t* code;       ///< [v]
+  const Index* pointOfSorted;      ///< [v]
+  DuplicateKey* keyOfRun;          ///< [r]
+  EMST_HD void operator()(std::size_t r) const
+  {
+    Index const s = slotOfRun[r];
+    DuplicateKey k;
+    k.code = code[s];
+    k.point = pointOfSorted[s];
+    input.load(k.point, k.x);
+    keyOfRun[r] = k;
+  }
+};
+
+/// Writes the regrouped run back into its sorted positions (the set of positions is unchanged:
+/// runs are contiguous and the code stays the major key).
+struct ScatterDuplicateKey
+{
+  const Index* slotOfRun;      ///< [r]
+  const DuplicateKey* keyOfRun;///< [r], sorted
+  Index* pointOfSorted;        ///< [v]
+  EMST_HD void operator()(std::size_t r) const
+  {
+    pointOfSorted[slotOfRun[r]] = keyOfRun[r].point;
+  }
+};
+
+/// headOfSorted[s] = s for the first copy of a point, 0 for the other copies (a max-scan then
+/// gives every copy the position of its first copy).
+template <class T, int Dim>
+struct MarkCopies
+{
+  InputPoints<T, Dim> input;
+  const std::uint64_t* code;   ///< [v]
+  const Index* pointOfSorted;  ///< [v]
+  Index* headOfSorted;         ///< [v]
+  EMST_HD void operator()(std::size_t s) const
+  {
+    bool copy = false;
+    if (s > 0 && code[s] == code[s - 1])
+    {
+      double a[3], b[3];
+      input.load(pointOfSorted[s], a);
+      input.load(pointOfSorted[s - 1], b);
+      copy = a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+    }
+    headOfSorted[s] = copy ? 0u : static_cast<Index>(s);
+  }
+};
+
+struct IsFirstCopy
+{
+  const Index* headOfSorted;  ///< [v], after the max-scan
+  EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] == s; }
+};
+
+struct IsLaterCopy
+{
+  const Index* headOfSorted;  ///< [v], after the max-scan
+  EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] != s; }
+};
+
+/// Copies of identical points: edge (first copy, copy). In double the two may still differ
+/// slightly (double input rounding to the same float): the length is computed, not assumed 0.
+template <class Metric>
+struct CopyEdgeKeys
+{
+  EdgeKey<Metric> key;
+  const Index* slotOfCopy;       ///< [d] sorted positions of the later copies
+  const Index* headOfSorted;     ///< [v]
+  const Index* pointOfSorted;    ///< [v]
+  std::uint64_t* lengthBits;     ///< [d]
+  std::uint64_t* pairOfEdge;     ///< [d]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    Index const s = slotOfCopy[e];
+    key.write(pointOfSorted[headOfSorted[s]], pointOfSorted[s], &lengthBits[e], &pairOfEdge[e]);
+  }
+};
+
+/// What the duplicates phase hands on: the distinct points, and the copies' edges.
+template <class Exec>
+struct DistinctPoints
+{
+  explicit DistinctPoints(Exec& exec)
+    : codeOfPoint(exec, 0)
+    , inputOfPoint(exec, 0)
+    , copyEdges(exec, 0)
+  {
+  }
+  std::size_t size() const { return this->inputOfPoint.size(); }
+
+  Buffer<std::uint64_t, Exec> codeOfPoint;  ///< [m] Morton code of each distinct point, sorted
+  Buffer<Index, Exec> inputOfPoint;         ///< [m] its input index (its first copy's)
+  EdgeKeys<Exec> copyEdges;                 ///< [d] (first copy, later copy)
+};
+
+/// Joins the copies of identical points among the sorted finite points (whose buffers it takes
+/// over). Only runs of equal codes can hold copies: each is sorted by coordinates so that
+/// identical points become adjacent, smallest input index first; the first copy of each point
+/// is kept and the others get their zero-distance edge to it.
+template <class Exec, class T, int Dim, class Metric>
+DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input,
+  const Metric& metric, FramedPoints<Exec, Dim>& framed)
+{
+  auto policy = exec.policy();
+  Buffer<std::uint64_t, Exec>& codeOfSorted = framed.codeOfSorted;
+  Buffer<Index, Exec>& pointOfSorted = framed.pointOfSorted;
+  std::size_t const v = codeOfSorted.size();
+  DistinctPoints<Exec> distinct(exec);
+  std::size_t const sharing = static_cast<std::size_t>(
+    thrust::count_if(policy, Counting(0), Counting(v), SharesCode{codeOfSorted.data(), v}));
+  std::size_t copies = 0;
+  if (sharing > 0)
+  {
+    {
+      Buffer<Index, Exec> slotOfRun(exec, sharing);
+      thrust::copy_if(policy, Counting(0), Counting(v), slotOfRun.data(),
+        SharesCode{codeOfSorted.data(), v});
+      Buffer<DuplicateKey, Exec> keyOfRun(exec, sharing);
+      exec.forEach(sharing,
+        MakeDuplicateKey<T, Dim>{input, slotOfRun.data(), codeOfSorted.data(),
+          pointOfSorted.data(), keyOfRun.data()});
+      thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
+      exec.forEach(
+        sharing, ScatterDuplicateKey{slotOfRun.data(), keyOfRun.data(), pointOfSorted.data()});
+    }
+    Buffer<Index, Exec> headOfSorted(exec, v);
+    exec.forEach(v,
+      MarkCopies<T, Dim>{input, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data()});
+    thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
+      thrust::maximum<Index>());
+    copies = static_cast<std::size_t>(
+      thrust::count_if(policy, Counting(0), Counting(v), IsLaterCopy{headOfSorted.data()}));
+    if (copies > 0)
+    {
+      {
+        Buffer<Index, Exec> slotOfCopy(exec, copies);
+        thrust::copy_if(policy, Counting(0), Counting(v), slotOfCopy.data(),
+          IsLaterCopy{headOfSorted.data()});
+        distinct.copyEdges = EdgeKeys<Exec>(exec, copies);
+        exec.forEach(copies,
+          CopyEdgeKeys<Metric>{{metric}, slotOfCopy.data(), headOfSorted.data(),
+            pointOfSorted.data(), distinct.copyEdges.lengthBits.data(),
+            distinct.copyEdges.pairOfEdge.data()});
+      }
+      std::size_t const m = v - copies;
+      Buffer<Index, Exec> slotOfPoint(exec, m);
+      thrust::copy_if(policy, Counting(0), Counting(v), slotOfPoint.data(),
+        IsFirstCopy{headOfSorted.data()});
+      headOfSorted.reset();
+      distinct.codeOfPoint = Buffer<std::uint64_t, Exec>(exec, m);
+      distinct.inputOfPoint = Buffer<Index, Exec>(exec, m);
+      thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), codeOfSorted.data(),
+        distinct.codeOfPoint.data());
+      thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), pointOfSorted.data(),
+        distinct.inputOfPoint.data());
+    }
+  }
+  if (copies == 0)
+  {
+    distinct.codeOfPoint = std::move(codeOfSorted);
+    distinct.inputOfPoint = std::move(pointOfSorted);
+  }
+  else
+  {
+    codeOfSorted.reset();
+    pointOfSorted.reset();
+  }
+  return distinct;
+}
+
+} // namespace detail
+} // namespace emst

@@ -1,0 +1,533 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Phase 5, FindMin1 (Qiao & Créput 2021, section 1 and 4.2): at the start of each round the
+// points move to their new component labels and the subtrees get theirs; then every point looks
+// for its nearest point of another component (the first minimum of FindMin2 fused in), pruning
+// with the subtree labels (Prokopenko et al. 2022, 3.2) and the components' upper bounds.
+// Sizes: m distinct points, L leaf cells, k components of the current round.
+#pragma once
+
+#include "base/Algorithms.h"
+#include "base/Arithmetic.h"
+#include "base/Atomics.h"
+#include "base/Buffer.h"
+#include "phases/Cells.h"
+#include "phases/Components.h"
+#include "phases/Hierarchy.h"
+#include "phases/Metric.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace emst
+{
+namespace detail
+{
+
+constexpr Index kMixed = 0xFFFFFFFFu;  ///< subtree label: points of several components
+
+/// Per-point state kept across rounds.
+struct CandidateArrays
+{
+  /// [m] the nearest point of another component found by p's last search, or kNone. While it
+  /// stays in another component it is still p's exact answer (the set of foreign points only
+  /// shrinks, and it was the nearest of a larger set).
+  Index* candidateOfPoint;
+  /// [m] that candidate's component, relabelled with everything else, so that validity is
+  /// checked without touching the candidate's record.
+  Index* candidateCompOfPoint;
+  /// [m] a float b with p's future answers' keys > floatBelow(b): floatAtLeast of the key of
+  /// the last exact answer (then also an upper bound of that answer's key), or the float above
+  /// the radius within which the last search found nothing.
+  float* boundOfPoint;
+};
+
+/// Component labels of the leaves, and their runs along the Morton curve.
+struct LabelArrays
+{
+  Index* labelOfLeaf;  ///< [L] the component of every point of the leaf, or kMixed
+  Index* runOfLeaf;    ///< [L] first leaf of the run of equal labels holding each leaf
+};
+
+/// Tuning knob, read once from the environment, for benchmarking: EMST_SEARCH, where the
+/// searches start: topdown (at the root), bottomup (at the point's cell), or first (the default:
+/// bottom-up in the first round only).
+inline bool searchesBottomUp(int round)
+{
+  enum class Start
+  {
+    TopDown,
+    BottomUp,
+    BottomUpFirstRound
+  };
+  static Start const start = []
+  {
+    const char* text = std::getenv("EMST_SEARCH");
+    std::string const mode = text ? text : "";
+    return mode == "topdown" ? Start::TopDown
+      : mode == "bottomup"   ? Start::BottomUp
+                             : Start::BottomUpFirstRound;
+  }();
+  return start == Start::BottomUp || (start == Start::BottomUpFirstRound && round == 1);
+}
+
+/// Best candidate of one query point under the order (key, input index). Its exact key is
+/// computed only when a comparison needs it: a candidate whose float distance is surely below
+/// the best's key replaces it unseen. `limit` bounds the float distance (point or box) of
+/// anything that could still win (farther is pruned), `sure` is the float distance below which
+/// a candidate surely wins.
+struct Candidate
+{
+  double key;   ///< exact key; negative while unknown (the window then comes from its float distance)
+  float limit;
+  float sure;
+  Index point;
+  Index input;
+  Index comp;
+};
+
+/// What a search reads and writes (FindNearestForeign's): FindMin1 (the nearest point of another
+/// component under the total order (key, smaller input index of the two ends, larger one); for
+/// one query point that order is (key, input index of the candidate)) fused with the first
+/// minimum of FindMin2. The float frame prunes; every candidate that the float distances cannot
+/// rule out is decided by its exact key (Tolerance).
+template <class Metric>
+struct SearchContext
+{
+  static constexpr int Dim = Metric::kDim;
+  using Query = typename Metric::Query;
+
+  Metric metric;                     ///< over the distinct points (Cells::exactOfPoint)
+  Tolerance tolerance;
+  PointArrays points;
+  CellArrays cells;
+  HierarchyArrays<Dim> tree;
+  float latticeScale;                ///< Quantizer::scale: lattice cells per unit
+  CandidateArrays candidates;
+  // The round's, set by findMin1:
+  bool bottomUp;                     ///< start at the point's cell (else at the root)
+  std::uint32_t* boundOfComp;        ///< [k] float bits; null in the first round (no bounds)
+  std::uint64_t* firstKeyOfComp;     ///< [k] double bits of the least key; null in round one
+
+  EMST_HD EMST_FORCEINLINE void offer(Index comp, double key) const
+  {
+    if (firstKeyOfComp)
+    {
+      std::uint64_t const bits = doubleBits(key); // keys are >= 0: bits order like the keys
+      if (bits < firstKeyOfComp[comp])
+      {
+        atomicMinU64(&firstKeyOfComp[comp], bits);
+      }
+    }
+  }
+
+  /// True when p must search; otherwise p's state is already final for this round.
+  EMST_HD EMST_FORCEINLINE bool needsSearch(Index p, Index comp, float& radius) const
+  {
+    radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
+    float const below = floatBelow(candidates.boundOfPoint[p]); // p's answers have keys above it
+    Index const previous = candidates.candidateOfPoint[p];
+    if (previous != kNone && candidates.candidateCompOfPoint[p] != comp)
+    {
+      // Still the exact answer. Only an answer that can reach the component's bound can be its
+      // minimum edge: the others need not even compute their key.
+      if (below < radius)
+      {
+        this->offer(comp, metric.key(p, previous));
+      }
+      return false;
+    }
+    if (below >= radius)
+    {
+      // Every foreign point is farther than the component's current best edge: this point can
+      // neither win nor tie. Its bound stays valid for later rounds.
+      candidates.candidateOfPoint[p] = kNone;
+      return false;
+    }
+    return true;
+  }
+
+  EMST_HD EMST_FORCEINLINE void finish(Index p, Index comp, Candidate& best, float radius) const
+  {
+    if (best.point == kNone)
+    {
+      candidates.candidateOfPoint[p] = kNone;
+      candidates.boundOfPoint[p] = floatAbove(radius); // no foreign key <= radius
+      return;
+    }
+    candidates.candidateOfPoint[p] = best.point;
+    candidates.candidateCompOfPoint[p] = best.comp;
+    this->bestKey(p, best);
+    float const bound = floatAtLeast(best.key);
+    candidates.boundOfPoint[p] = bound;
+    if (boundOfComp)
+    {
+      tightenBound(boundOfComp, comp, bound);
+    }
+    this->offer(comp, best.key);
+  }
+
+  /// Start at the component's bound: candidates whose key is exactly that are still accepted,
+  /// so ties with the edge that set the bound are decided by the index order.
+  EMST_HD EMST_FORCEINLINE Candidate start(float radius) const
+  {
+    Candidate best{static_cast<double>(radius), 0.0f, 0.0f, kNone, kNone, kNone};
+    tolerance.windowOfKey(best.key, best.limit, best.sure);
+    return best;
+  }
+
+  /// The best's exact key (computed once, when first needed).
+  EMST_HD EMST_FORCEINLINE double bestKey(Index p, Candidate& best) const
+  {
+    if (best.key < 0.0)
+    {
+      best.key = metric.key(p, best.point);
+    }
+    return best.key;
+  }
+
+  /// Query point p (q) against candidate k (record r). The exact coordinates are read only
+  /// here, when the float distances cannot decide (rare), not held through the search.
+  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const Query& q, Index p,
+    Index comp, Candidate& best) const
+  {
+    if (r.comp == comp)
+    {
+      return;
+    }
+    float const d2 = metric.distance2(q, r, k);
+    if (d2 > best.limit)
+    {
+      return; // its key exceeds the best's
+    }
+    Index const in = points.inputOfPoint[k];
+    if (d2 < best.sure)
+    {
+      // Surely a smaller key: take it without computing either key.
+      best = Candidate{-1.0, 0.0f, 0.0f, k, in, r.comp};
+      tolerance.windowOfDistance(d2, best.limit, best.sure);
+      return;
+    }
+    double const key = metric.key(p, k);
+    double const current = best.point == kNone ? best.key : this->bestKey(p, best);
+    if (key < current || (key == current && in < best.input))
+    {
+      best = Candidate{key, 0.0f, 0.0f, k, in, r.comp};
+      tolerance.windowOfKey(key, best.limit, best.sure);
+    }
+  }
+};
+
+/// Start of a round, one thread per leaf: moves the leaf's points to their new component labels
+/// (from the last round's merge), seeds each component's upper bound with the answers that are
+/// still valid and with Morton neighbours, and writes the leaf's label: its points' common
+/// component, or kMixed.
+template <class Metric>
+struct RelabelLeaves
+{
+  PointRecord* recordOfPoint;         ///< [m]
+  CellArrays cells;
+  Index* labelOfLeaf;                 ///< [L]
+  const Index* newLabelOfComp;        ///< [previous k], or null in the first round
+  CandidateArrays candidates;
+  std::uint32_t* boundOfComp;         ///< [k] float bits, +inf on entry; null in the first round
+  Tolerance tolerance;
+  Metric metric;
+
+  EMST_HD void operator()(std::size_t leaf) const
+  {
+    Index const first = cells.firstPointOfLeaf[leaf];
+    Index const end = cells.firstPointOfLeaf[leaf + 1];
+    Index label = kNone;
+    PointRecord previous{};
+    for (Index k = first; k < end; ++k)
+    {
+      PointRecord r = recordOfPoint[k];
+      if (newLabelOfComp)
+      {
+        r.comp = newLabelOfComp[r.comp];
+        recordOfPoint[k].comp = r.comp;
+        if (candidates.candidateOfPoint[k] != kNone)
+        {
+          Index const other = newLabelOfComp[candidates.candidateCompOfPoint[k]];
+          candidates.candidateCompOfPoint[k] = other;
+          if (other != r.comp)
+          {
+            // Still a valid edge of this component.
+            tightenBound(boundOfComp, r.comp, candidates.boundOfPoint[k]);
+          }
+        }
+        // Neighbours on the Morton curve in different components: an edge, hence an upper
+        // bound for both (Prokopenko et al. 2022, 3.2). It matters in round two, when no
+        // answer of round one is still valid.
+        if (k > first && previous.comp != r.comp)
+        {
+          float const key =
+            tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
+          tightenBound(boundOfComp, r.comp, key);
+          tightenBound(boundOfComp, previous.comp, key);
+        }
+      }
+      label = (k == first || label == r.comp) ? r.comp : kMixed;
+      previous = r;
+    }
+    labelOfLeaf[leaf] = label;
+  }
+};
+
+/// Run starts of the leaf labels: j where leaf j's label differs from leaf j-1's, else 0. Their
+/// running maximum is the first leaf of the run holding j, so a range of leaves has one label
+/// exactly when its last leaf's run starts at or before its first.
+struct LabelRunStart
+{
+  const Index* labelOfLeaf;  ///< [L]
+  EMST_HD Index operator()(std::size_t j) const
+  {
+    return j == 0 || labelOfLeaf[j] != labelOfLeaf[j - 1] ? static_cast<Index>(j) : 0u;
+  }
+};
+
+/// Component labels of subtrees, for the search to skip subtrees of its own component whole
+/// (Prokopenko et al. 2022, 3.2): one thread per node, O(1) each, no bottom-up chain.
+template <int Dim>
+struct LabelNodes
+{
+  LabelArrays labels;
+  HierarchyArrays<Dim> tree;    ///< labels written
+  EMST_HD void operator()(std::size_t node) const
+  {
+    TreeNode<Dim>* const nodes = tree.nodes;
+    const Index* const labelOfLeaf = labels.labelOfLeaf;
+    for (int s = 0; s < 2; ++s)
+    {
+      Index const child = nodes[node].child[s];
+      Index label;
+      if (child & kLeafBit)
+      {
+        label = labelOfLeaf[child & ~kLeafBit];
+      }
+      else
+      {
+        LeafRange const r = tree.rangeOfNode[child];
+        label = labels.runOfLeaf[r.last] <= r.first ? labelOfLeaf[r.first] : kMixed;
+      }
+      nodes[node].label[s] = label;
+    }
+  }
+};
+
+/// FindMin1, one point per thread. Depth-first (nearer child first), pruning subtrees of the
+/// point's own component and boxes beyond the current best, either from the root (top-down) or
+/// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
+/// subtree, until the ball of the current best lies inside the Morton cell of the subtree
+/// searched so far: every point outside it is then farther.
+template <class Metric>
+struct FindNearestForeign
+{
+  static constexpr int Dim = Metric::kDim;
+  using Query = typename Metric::Query;
+
+  SearchContext<Metric> ctx;
+
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const Query& q, Index p, Index comp,
+    Candidate& best) const
+  {
+    Index const end = ctx.cells.firstPointOfLeaf[leaf + 1];
+    for (Index k = ctx.cells.firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      ctx.consider(ctx.points.recordOfPoint[k], k, q, p, comp, best);
+    }
+  }
+
+  /// True when every point outside the cell is farther from q than sqrt(limit). In lattice
+  /// units, in double: a point outside has a lattice coordinate out of [lo, hi), and its
+  /// coordinate differs from lattice*scale by the float rounding of that product, at most
+  /// 2^-24 relative; the 2^-23 factors cover it twice over. The cube's outer faces need no test.
+  EMST_HD bool ballInside(std::uint64_t cell, const float* q, float limit) const
+  {
+    std::uint64_t lo[Dim], hi[Dim];
+    MortonCell<Dim>::decode(cell, lo, hi);
+    double const scale = ctx.latticeScale;
+    double const radius = sqrt(static_cast<double>(limit)) * scale * (1.0 + 0x1p-30);
+    double const top = static_cast<double>(std::uint64_t(1) << MortonCell<Dim>::kBits);
+    for (int a = 0; a < Dim; ++a)
+    {
+      double const u = static_cast<double>(q[a]) * scale;
+      double const l = static_cast<double>(lo[a]);
+      double const h = static_cast<double>(hi[a]);
+      if (lo[a] > 0 && !(u - l * (1.0 + 0x1p-23) > radius))
+      {
+        return false;
+      }
+      if (h < top && !(h * (1.0 - 0x1p-23) - u > radius))
+      {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit).
+  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const Query& q, Index p, Index comp,
+    Candidate& best) const
+  {
+    // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
+    Index stackNode[64];
+    float stackDistance[64];
+    int top = 0;
+    Index next = root;
+    for (;;)
+    {
+      if (next & kLeafBit)
+      {
+        this->scanLeaf(next & ~kLeafBit, q, p, comp, best);
+        next = kNone;
+      }
+      else
+      {
+        TreeNode<Dim> const n = ctx.tree.nodes[next];
+        float const d0 =
+          n.label[0] != comp ? ctx.metric.boxDistance2(q, n, 0) : floatInfinity();
+        float const d1 =
+          n.label[1] != comp ? ctx.metric.boxDistance2(q, n, 1) : floatInfinity();
+        bool const go0 = d0 <= best.limit;
+        bool const go1 = d1 <= best.limit;
+        if (go0 && go1)
+        {
+          bool const nearFirst = d0 <= d1;
+          stackNode[top] = nearFirst ? n.child[1] : n.child[0];
+          stackDistance[top] = nearFirst ? d1 : d0;
+          ++top;
+          next = nearFirst ? n.child[0] : n.child[1];
+        }
+        else
+        {
+          next = go0 ? n.child[0] : (go1 ? n.child[1] : kNone);
+        }
+      }
+      while (next == kNone && top > 0)
+      {
+        --top;
+        next = stackDistance[top] <= best.limit ? stackNode[top] : kNone;
+      }
+      if (next == kNone)
+      {
+        return;
+      }
+    }
+  }
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const p = static_cast<Index>(index);
+    PointRecord const self = ctx.points.recordOfPoint[p];
+    Index const comp = self.comp;
+    float radius = 0.0f;
+    if (!ctx.needsSearch(p, comp, radius))
+    {
+      return;
+    }
+    Query const q = ctx.metric.query(self, p);
+    Candidate best = ctx.start(radius);
+    if (!ctx.bottomUp)
+    {
+      this->searchSubtree(ctx.cells.leaves > 1 ? 0u : kLeafBit, q, p, comp, best);
+      ctx.finish(p, comp, best, radius);
+      return;
+    }
+    Index const leaf = ctx.points.leafOfPoint[p];
+    this->scanLeaf(leaf, q, p, comp, best);
+    if (ctx.cells.leaves > 1)
+    {
+      for (Index up = ctx.tree.parentOfLeaf[leaf];;)
+      {
+        Index const node = up & ~kSlotBit;
+        int const sibling = (up & kSlotBit) ? 0 : 1;
+        TreeNode<Dim> const& n = ctx.tree.nodes[node];
+        if (n.label[sibling] != comp && ctx.metric.boxDistance2(q, n, sibling) <= best.limit)
+        {
+          this->searchSubtree(n.child[sibling], q, p, comp, best);
+        }
+        up = ctx.tree.parentOfNode[node];
+        if (up == kNone ||
+          (Metric::kBallInCellStops &&
+            this->ballInside(ctx.tree.cellOfNode[node], self.x, best.limit)))
+        {
+          break;
+        }
+      }
+    }
+    ctx.finish(p, comp, best, radius);
+  }
+};
+
+/// The arrays that FindMin1 keeps across the rounds, owned.
+template <class Exec>
+struct SearchState
+{
+  SearchState(Exec& exec, std::size_t m, std::size_t leaves)
+    : labelOfLeaf(exec, leaves)
+    , runOfLeaf(exec, leaves)
+    , candidateOfPoint(exec, m)
+    , candidateCompOfPoint(exec, m)
+    , boundOfPoint(exec, m)
+  {
+    exec.fill(this->candidateOfPoint.data(), m, kNone);
+    exec.fill(this->boundOfPoint.data(), m, 0.0f);
+  }
+  LabelArrays labels() const
+  {
+    LabelArrays labels;
+    labels.labelOfLeaf = this->labelOfLeaf.data();
+    labels.runOfLeaf = this->runOfLeaf.data();
+    return labels;
+  }
+  CandidateArrays candidates() const
+  {
+    CandidateArrays candidates;
+    candidates.candidateOfPoint = this->candidateOfPoint.data();
+    candidates.candidateCompOfPoint = this->candidateCompOfPoint.data();
+    candidates.boundOfPoint = this->boundOfPoint.data();
+    return candidates;
+  }
+
+  Buffer<Index, Exec> labelOfLeaf;           ///< [L]
+  Buffer<Index, Exec> runOfLeaf;             ///< [L]
+  Buffer<Index, Exec> candidateOfPoint;      ///< [m], kNone at first
+  Buffer<Index, Exec> candidateCompOfPoint;  ///< [m]
+  Buffer<float, Exec> boundOfPoint;          ///< [m], 0 at first
+};
+
+/// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the subtrees, search.
+/// `search` holds the run's arrays; the round's component arrays and flags are set here.
+/// Nothing runs when *components (the count before the round, on the backend) is one.
+template <class Exec, class Metric>
+void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& labels,
+  const ComponentArrays& comps, const Index* previousLabels, int round,
+  const std::uint32_t* components)
+{
+  auto const range = exec.range("FindMin1");
+  std::size_t const leaves = search.cells.leaves;
+  search.bottomUp = searchesBottomUp(round);
+  search.boundOfComp = comps.boundOfComp;
+  search.firstKeyOfComp = comps.firstKeyOfComp;
+  exec.forEachUnlessDone(leaves, components,
+    RelabelLeaves<Metric>{search.points.recordOfPoint, search.cells, labels.labelOfLeaf,
+      previousLabels, search.candidates, search.boundOfComp, search.tolerance, search.metric});
+  if (leaves > 1)
+  {
+    auto runStarts =
+      thrust::make_transform_iterator(Counting(0), LabelRunStart{labels.labelOfLeaf});
+    thrust::inclusive_scan(exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf,
+      thrust::maximum<Index>());
+    exec.forEachUnlessDone(
+      leaves - 1, components, LabelNodes<Metric::kDim>{labels, search.tree});
+  }
+  exec.forEachSearch(search.points.count, components, FindNearestForeign<Metric>{search});
+}
+
+} // namespace detail
+} // namespace emst

@@ -1,0 +1,195 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Last phase, the output order: the tree's edges and the copies' edges as one list, in input
+// indices with double lengths, in the canonical order (length, i, j) that the public API
+// promises. Sizes: m distinct points, d later copies, e = m - 1 + d edges, t tied edges.
+#pragma once
+
+#include "base/Algorithms.h"
+#include "base/Arithmetic.h"
+#include "base/Buffer.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emst
+{
+namespace detail
+{
+
+/// Output edge layout: the public emst::Edge, mirrored here so that device code need not see
+/// the public header.
+struct OutputEdge
+{
+  std::uint32_t i;
+  std::uint32_t j;
+  double length;
+};
+
+/// Sort key of an output edge: the length's bits (non-negative doubles order like their bit
+/// patterns) and the index pair (i << 32 | j, i < j).
+template <class Metric>
+struct EdgeKey
+{
+  Metric metric;  ///< over the input points
+  EMST_HD void write(Index a, Index b, std::uint64_t* lengthBits, std::uint64_t* pair) const
+  {
+    if (a > b)
+    {
+      Index const t = a;
+      a = b;
+      b = t;
+    }
+    *pair = (static_cast<std::uint64_t>(a) << 32) | b;
+    *lengthBits = doubleBits(metric.length(a, b));
+  }
+};
+
+template <class Metric>
+struct TreeEdgeKeys
+{
+  EdgeKey<Metric> key;
+  const Index* edgePoints;      ///< [2*e] distinct-point pairs
+  const Index* inputOfPoint;    ///< [m]
+  std::uint64_t* lengthBits;    ///< [e]
+  std::uint64_t* pairOfEdge;    ///< [e]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    key.write(inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]],
+      &lengthBits[e], &pairOfEdge[e]);
+  }
+};
+
+/// After sorting by length only: 1 where an edge has the same length as a neighbour. Only
+/// there can the pair order still be wrong (lattices, copies).
+struct SharesLength
+{
+  const std::uint64_t* lengthBits;  ///< [e], sorted
+  std::size_t count;
+  EMST_HD bool operator()(std::size_t s) const
+  {
+    return (s > 0 && lengthBits[s] == lengthBits[s - 1]) ||
+      (s + 1 < count && lengthBits[s] == lengthBits[s + 1]);
+  }
+};
+
+struct TiedEdge
+{
+  std::uint64_t lengthBits;
+  std::uint64_t pair;
+};
+
+struct TiedEdgeLess
+{
+  EMST_HD bool operator()(const TiedEdge& a, const TiedEdge& b) const
+  {
+    return a.lengthBits != b.lengthBits ? a.lengthBits < b.lengthBits : a.pair < b.pair;
+  }
+};
+
+struct GatherTies
+{
+  const Index* slotOfTie;           ///< [t]
+  const std::uint64_t* lengthBits;  ///< [e]
+  const std::uint64_t* pairOfEdge;  ///< [e]
+  TiedEdge* tie;                    ///< [t]
+  EMST_HD void operator()(std::size_t t) const
+  {
+    tie[t] = TiedEdge{lengthBits[slotOfTie[t]], pairOfEdge[slotOfTie[t]]};
+  }
+};
+
+/// Tied runs keep their positions (length is the major key): the sorted ties go back in place.
+struct ScatterTies
+{
+  const Index* slotOfTie;   ///< [t]
+  const TiedEdge* tie;      ///< [t], sorted
+  std::uint64_t* pairOfEdge;///< [e]
+  EMST_HD void operator()(std::size_t t) const { pairOfEdge[slotOfTie[t]] = tie[t].pair; }
+};
+
+struct WriteEdges
+{
+  const std::uint64_t* lengthBits;  ///< [e], canonical order
+  const std::uint64_t* pairOfEdge;  ///< [e], canonical order
+  OutputEdge* out;                  ///< [e]
+  EMST_HD void operator()(std::size_t k) const
+  {
+    out[k].i = static_cast<std::uint32_t>(pairOfEdge[k] >> 32);
+    out[k].j = static_cast<std::uint32_t>(pairOfEdge[k] & 0xFFFFFFFFu);
+    out[k].length = bitsDouble(lengthBits[k]);
+  }
+};
+
+/// Edges as sort keys (EdgeKey's layout), owned.
+template <class Exec>
+struct EdgeKeys
+{
+  EdgeKeys(Exec& exec, std::size_t count)
+    : lengthBits(exec, count)
+    , pairOfEdge(exec, count)
+  {
+  }
+  std::size_t size() const { return this->pairOfEdge.size(); }
+  void reset()
+  {
+    this->lengthBits.reset();
+    this->pairOfEdge.reset();
+  }
+
+  Buffer<std::uint64_t, Exec> lengthBits;  ///< [size] bits of the double length
+  Buffer<std::uint64_t, Exec> pairOfEdge;  ///< [size] i << 32 | j, i < j (input indices)
+};
+
+/// The output phase: the tree's m-1 edges (pairs of distinct points in `edgePoints`, [2(m-1)])
+/// and the copies' edges, in input indices and canonical order. Releases edgePoints,
+/// inputOfPoint and copyEdges as soon as they are read.
+template <class Exec, class Metric>
+Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
+  Buffer<Index, Exec>& edgePoints, Buffer<Index, Exec>& inputOfPoint, EdgeKeys<Exec>& copyEdges)
+{
+  auto policy = exec.policy();
+  std::size_t const treeEdges = edgePoints.size() / 2;
+  std::size_t const copies = copyEdges.size();
+  std::size_t const e = treeEdges + copies;
+  EdgeKeys<Exec> edges(exec, e);
+  std::uint64_t* const lengthBits = edges.lengthBits.data();
+  std::uint64_t* const pairOfEdge = edges.pairOfEdge.data();
+  if (treeEdges > 0)
+  {
+    exec.forEach(treeEdges,
+      TreeEdgeKeys<Metric>{{metric}, edgePoints.data(), inputOfPoint.data(), lengthBits,
+        pairOfEdge});
+  }
+  edgePoints.reset();
+  inputOfPoint.reset();
+  if (copies > 0)
+  {
+    thrust::copy(policy, copyEdges.lengthBits.data(), copyEdges.lengthBits.end(),
+      lengthBits + treeEdges);
+    thrust::copy(policy, copyEdges.pairOfEdge.data(), copyEdges.pairOfEdge.end(),
+      pairOfEdge + treeEdges);
+    copyEdges.reset();
+  }
+  // One radix sort by length; then only runs of equal lengths need the pair order.
+  thrust::stable_sort_by_key(policy, lengthBits, lengthBits + e, pairOfEdge);
+  std::size_t const tied = static_cast<std::size_t>(
+    thrust::count_if(policy, Counting(0), Counting(e), SharesLength{lengthBits, e}));
+  if (tied > 0)
+  {
+    Buffer<Index, Exec> slotOfTie(exec, tied);
+    thrust::copy_if(
+      policy, Counting(0), Counting(e), slotOfTie.data(), SharesLength{lengthBits, e});
+    Buffer<TiedEdge, Exec> tie(exec, tied);
+    exec.forEach(tied, GatherTies{slotOfTie.data(), lengthBits, pairOfEdge, tie.data()});
+    thrust::sort(policy, tie.data(), tie.end(), TiedEdgeLess{});
+    exec.forEach(tied, ScatterTies{slotOfTie.data(), tie.data(), pairOfEdge});
+  }
+  Buffer<OutputEdge, Exec> out(exec, e);
+  exec.forEach(e, WriteEdges{lengthBits, pairOfEdge, out.data()});
+  return out;
+}
+
+} // namespace detail
+} // namespace emst
