@@ -79,8 +79,8 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
 
 /// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
 /// over the points and one over the kept edges.
-void FillClusterTable(vtkTable* table, vtkPolyData* points,
-  const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+void FillClusterTable(
+  vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
 {
   const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
   auto id = Named<vtkIntArray>("ClusterId");
@@ -176,7 +176,8 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
     groups->SetValue(b, tree.NumberOfPoints() - upTo);
     below = upTo;
   }
-  for (vtkAbstractArray* array : std::vector<vtkAbstractArray*>{ centre, start, end, count, groups })
+  for (vtkAbstractArray* array :
+    std::vector<vtkAbstractArray*>{ centre, start, end, count, groups })
   {
     table->AddColumn(array);
   }
@@ -309,7 +310,8 @@ int vtkEMSTClusters::RequestData(
   }
   if (input->GetPoints() == nullptr) // an empty data set may have no vtkPoints at all
   {
-    MakeEmpty(output, "none (no points)", messages, this->CutMode == THRESHOLD ? this->Threshold : 0.0);
+    MakeEmpty(
+      output, "none (no points)", messages, this->CutMode == THRESHOLD ? this->Threshold : 0.0);
     return 1;
   }
 
@@ -419,8 +421,9 @@ void vtkEMSTClusters::PrintSelf(ostream& os, vtkIndent indent)
   os << indent << "NumberOfClusters: " << this->NumberOfClusters << "\n";
   os << indent << "MinimumClusterSize: " << this->MinimumClusterSize << "\n";
   os << indent << "HistogramBins: " << this->HistogramBins << "\n";
-  os << indent << "Backend: "
-     << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto")) << "\n";
+  os << indent
+     << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
+     << "\n";
   os << indent << "TreeUploads: " << this->TreeUploads << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

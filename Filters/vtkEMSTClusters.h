@@ -50,7 +50,7 @@
 #ifndef vtkEMSTClusters_h
 #define vtkEMSTClusters_h
 
-#include "EMSTFiltersModule.h" // for export macro
+#include "EMSTFiltersModule.h"                   // for export macro
 #include "vtkEMSTEuclideanMinimumSpanningTree.h" // for BackendType
 #include "vtkPolyDataAlgorithm.h"
 

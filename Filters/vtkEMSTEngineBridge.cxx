@@ -21,8 +21,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <new>
 #include <sstream>
@@ -373,51 +373,51 @@ Result ComputeTree(const Request& request)
   result.Lines = vtkSmartPointer<vtkCellArray>::New();
   result.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
 
-  auto report = [&request](double fraction, const char* step) {
-    return !request.Progress || request.Progress(fraction, step);
-  };
+  auto report = [&request](double fraction, const char* step)
+  { return !request.Progress || request.Progress(fraction, step); };
 
   // A cancel between the engine's steps is reported as the engine reports its own.
   const auto cancelled = [] { return emst::Error(emst::ErrorCode::Cancelled, "cancelled"); };
-  result.Outcome = Guarded([&] {
-    if (!report(0.0, "Preparing points"))
+  result.Outcome = Guarded(
+    [&]
     {
-      throw cancelled();
-    }
-    Cloud cloud;
-    PrepareCloud(request, cloud, result);
+      if (!report(0.0, "Preparing points"))
+      {
+        throw cancelled();
+      }
+      Cloud cloud;
+      PrepareCloud(request, cloud, result);
 
-    if (cloud.View.count == 0)
-    {
-      // Nothing to connect; the engine wants a non-null pointer, so it is not called.
-      result.BackendDescription = "none (no points)";
-      return;
-    }
+      if (cloud.View.count == 0)
+      {
+        // Nothing to connect; the engine wants a non-null pointer, so it is not called.
+        result.BackendDescription = "none (no points)";
+        return;
+      }
 
-    emst::Options options;
-    options.backend = ToEngineBackend(request.Backend);
-    options.progress = [&report](double fraction, const char* step) {
-      return report(GatherShare + EngineShare * fraction, step);
-    };
-    const emst::Result tree = emst::computeEmst(cloud.View, options);
+      emst::Options options;
+      options.backend = ToEngineBackend(request.Backend);
+      options.progress = [&report](double fraction, const char* step)
+      { return report(GatherShare + EngineShare * fraction, step); };
+      const emst::Result tree = emst::computeEmst(cloud.View, options);
 
-    if (!report(GatherShare + EngineShare, "Building lines"))
-    {
-      throw cancelled();
-    }
+      if (!report(GatherShare + EngineShare, "Building lines"))
+      {
+        throw cancelled();
+      }
 
-    MakeLines(tree.edges.data(), static_cast<vtkIdType>(tree.edges.size()),
-      cloud.OutputIdOfTreePoint.empty() ? nullptr : &cloud.OutputIdOfTreePoint, result.Lines,
-      result.EdgeLength);
+      MakeLines(tree.edges.data(), static_cast<vtkIdType>(tree.edges.size()),
+        cloud.OutputIdOfTreePoint.empty() ? nullptr : &cloud.OutputIdOfTreePoint, result.Lines,
+        result.EdgeLength);
 
-    result.TotalLength = tree.totalWeight;
-    result.BackendDescription = DescribeBackend(tree.stats);
-    result.BackendId = FromEngineBackend(tree.stats.backend);
-    result.ComputeMilliseconds = tree.stats.computeMilliseconds;
-    result.PointsInTree = static_cast<vtkIdType>(tree.stats.validPoints);
-    result.Messages = tree.messages;
-    report(1.0, "Done");
-  });
+      result.TotalLength = tree.totalWeight;
+      result.BackendDescription = DescribeBackend(tree.stats);
+      result.BackendId = FromEngineBackend(tree.stats.backend);
+      result.ComputeMilliseconds = tree.stats.computeMilliseconds;
+      result.PointsInTree = static_cast<vtkIdType>(tree.stats.validPoints);
+      result.Messages = tree.messages;
+      report(1.0, "Done");
+    });
   if (result.Outcome.Code != Status::Ok)
   {
     result.Lines->Initialize();
@@ -426,7 +426,6 @@ Result ComputeTree(const Request& request)
   }
   return result;
 }
-
 
 //------------------------------------------------------------------------------
 struct ClusterTree::Internals
@@ -455,7 +454,8 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
     lengths->GetNumberOfTuples() >= firstLine + cells &&
     lines->GetNumberOfConnectivityIds() == 2 * cells;
   vtkPoints* points = tree->GetPoints();
-  auto distance = [points](vtkIdType a, vtkIdType b) {
+  auto distance = [points](vtkIdType a, vtkIdType b)
+  {
     double p[3], q[3];
     points->GetPoint(a, p);
     points->GetPoint(b, q);
@@ -495,12 +495,14 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
   vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status)
 {
   std::unique_ptr<ClusterTree> result(new ClusterTree);
-  status = Guarded([&] {
-    const vtkIdType n = tree->GetNumberOfPoints();
-    result->Data->Points = n;
-    result->Data->Cutter = std::make_unique<emst::TreeCutter>(
-      static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(backend));
-  });
+  status = Guarded(
+    [&]
+    {
+      const vtkIdType n = tree->GetNumberOfPoints();
+      result->Data->Points = n;
+      result->Data->Cutter = std::make_unique<emst::TreeCutter>(
+        static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(backend));
+    });
   if (status.Code != Status::Ok)
   {
     result.reset();
@@ -554,21 +556,23 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
   cut.Lines = vtkSmartPointer<vtkCellArray>::New();
   cut.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
   static_assert(sizeof(vtkIdType) == sizeof(std::int64_t), "vtkIdType must be 64-bit");
-  cut.Outcome = Guarded([&] {
-    kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
-    cut.ClusterId->SetNumberOfValues(n);
-    cut.ClusterSize->SetNumberOfValues(n);
-    const emst::Clustering clustering = this->Data->Cutter->cut(static_cast<std::size_t>(kept),
-      static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
-      n > 0 ? cut.ClusterId->GetPointer(0) : nullptr,
-      n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr);
-    MakeLines(this->Data->Cutter->sortedEdges().data(), kept, nullptr, cut.Lines, cut.EdgeLength);
-    cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
-    cut.FirstPoint.assign(clustering.firstPoint.begin(), clustering.firstPoint.end());
-    cut.Groups = static_cast<vtkIdType>(clustering.groups);
-    cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints);
-    cut.Milliseconds = clustering.milliseconds;
-  });
+  cut.Outcome = Guarded(
+    [&]
+    {
+      kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
+      cut.ClusterId->SetNumberOfValues(n);
+      cut.ClusterSize->SetNumberOfValues(n);
+      const emst::Clustering clustering = this->Data->Cutter->cut(static_cast<std::size_t>(kept),
+        static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
+        n > 0 ? cut.ClusterId->GetPointer(0) : nullptr,
+        n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr);
+      MakeLines(this->Data->Cutter->sortedEdges().data(), kept, nullptr, cut.Lines, cut.EdgeLength);
+      cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
+      cut.FirstPoint.assign(clustering.firstPoint.begin(), clustering.firstPoint.end());
+      cut.Groups = static_cast<vtkIdType>(clustering.groups);
+      cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints);
+      cut.Milliseconds = clustering.milliseconds;
+    });
   return cut;
 }
 
@@ -579,23 +583,25 @@ ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
   h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
   h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
   h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
-  h.Outcome = Guarded([&] {
-    const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
-      static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());
-    const vtkIdType rows = static_cast<vtkIdType>(merges.size());
-    h.Cluster1->SetNumberOfValues(rows);
-    h.Cluster2->SetNumberOfValues(rows);
-    h.Height->SetNumberOfValues(rows);
-    h.Size->SetNumberOfValues(rows);
-    for (vtkIdType r = 0; r < rows; ++r)
+  h.Outcome = Guarded(
+    [&]
     {
-      const emst::Merge& merge = merges[static_cast<std::size_t>(r)];
-      h.Cluster1->SetValue(r, static_cast<vtkIdType>(merge.first));
-      h.Cluster2->SetValue(r, static_cast<vtkIdType>(merge.second));
-      h.Height->SetValue(r, merge.height);
-      h.Size->SetValue(r, static_cast<vtkIdType>(merge.size));
-    }
-  });
+      const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
+        static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());
+      const vtkIdType rows = static_cast<vtkIdType>(merges.size());
+      h.Cluster1->SetNumberOfValues(rows);
+      h.Cluster2->SetNumberOfValues(rows);
+      h.Height->SetNumberOfValues(rows);
+      h.Size->SetNumberOfValues(rows);
+      for (vtkIdType r = 0; r < rows; ++r)
+      {
+        const emst::Merge& merge = merges[static_cast<std::size_t>(r)];
+        h.Cluster1->SetValue(r, static_cast<vtkIdType>(merge.first));
+        h.Cluster2->SetValue(r, static_cast<vtkIdType>(merge.second));
+        h.Height->SetValue(r, merge.height);
+        h.Size->SetValue(r, static_cast<vtkIdType>(merge.size));
+      }
+    });
   return h;
 }
 

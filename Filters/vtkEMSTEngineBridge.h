@@ -73,9 +73,9 @@ struct Result
   std::string BackendDescription; ///< "CUDA (<device>)" or "CPU (<n> threads)"
   int BackendId = 0;              ///< the engine that ran: 1 CUDA, 2 CPU; 0 none (no points)
   double ComputeMilliseconds = 0.0;
-  vtkIdType PointsInTree = 0;   ///< finite, non-ghost points
-  vtkIdType GhostPoints = 0;    ///< left out because of their ghost flags
-  std::string InputPath;        ///< e.g. "zero-copy float32 3D", "copied float64 2D (z = 0)"
+  vtkIdType PointsInTree = 0;        ///< finite, non-ghost points
+  vtkIdType GhostPoints = 0;         ///< left out because of their ghost flags
+  std::string InputPath;             ///< e.g. "zero-copy float32 3D", "copied float64 2D (z = 0)"
   std::vector<std::string> Messages; ///< the engine's warnings and notes
 };
 
@@ -87,7 +87,6 @@ int ResolveBackend(int property, std::string& warning);
 /// Computes the tree of all points of all blocks. Never throws: failures come back in Outcome,
 /// Failed (with ErrorMessage) or Cancelled, with empty Lines and EdgeLength.
 Result ComputeTree(const Request& request);
-
 
 /// A tree (the line cells of a vtkPolyData) held by the engine for repeated cuts into
 /// single-linkage clusters: built once per input, then cut at every threshold change.
@@ -121,8 +120,8 @@ public:
     vtkSmartPointer<vtkIdTypeArray> ClusterSize; ///< per point, "ClusterSize"
     vtkSmartPointer<vtkCellArray> Lines;         ///< the kept edges, shortest first
     vtkSmartPointer<vtkDoubleArray> EdgeLength;  ///< per kept edge, "EdgeLength"
-    std::vector<vtkIdType> Sizes;      ///< per cluster (id order)
-    std::vector<vtkIdType> FirstPoint; ///< per cluster: its smallest point id
+    std::vector<vtkIdType> Sizes;                ///< per cluster (id order)
+    std::vector<vtkIdType> FirstPoint;           ///< per cluster: its smallest point id
     vtkIdType Groups = 0;
     vtkIdType NoisePoints = 0;
     double Milliseconds = 0.0;

@@ -73,15 +73,15 @@ void AddFieldData(vtkPolyData* output, double totalLength, const std::string& ba
 }
 
 /// An output with no points and no lines, but with the arrays a downstream user looks for.
-void MakeEmpty(vtkPolyData* output, const std::string& backend,
-  const std::vector<std::string>& messages)
+void MakeEmpty(
+  vtkPolyData* output, const std::string& backend, const std::vector<std::string>& messages)
 {
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
   output->SetLines(vtkSmartPointer<vtkCellArray>::New());
   output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
-  AddFieldData(output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "",
-    messages);
+  AddFieldData(
+    output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "", messages);
 }
 
 } // namespace
@@ -216,7 +216,8 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   {
     request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
   }
-  request.Progress = [this](double fraction, const char* step) {
+  request.Progress = [this](double fraction, const char* step)
+  {
     this->SetProgressText(step);
     this->UpdateProgress(fraction);
 #if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
@@ -267,7 +268,8 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
 void vtkEMSTEuclideanMinimumSpanningTree::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
-  os << indent << "Backend: "
-     << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto")) << "\n";
+  os << indent
+     << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
+     << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

@@ -15,8 +15,8 @@
 namespace vtkEMSTGather
 {
 
-void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData* output,
-  bool withLines)
+void Append(
+  const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData* output, bool withLines)
 {
   output->Initialize();
   if (pieces.size() == 1 && !withLines)
@@ -72,8 +72,8 @@ void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData
       const vtkIdType m = polyData->GetNumberOfLines();
       lines->Append(polyData->GetLines(), firstPoint);
       // Line cells follow the vertices in a vtkPolyData's cell numbering.
-      outCD->CopyData(cellFields, polyData->GetCellData(), index, firstLine, m,
-        polyData->GetNumberOfVerts());
+      outCD->CopyData(
+        cellFields, polyData->GetCellData(), index, firstLine, m, polyData->GetNumberOfVerts());
       firstLine += m;
     }
     firstPoint += n;
@@ -86,8 +86,8 @@ void Append(const std::vector<vtkSmartPointer<vtkPointSet>>& pieces, vtkPolyData
   }
 }
 
-vtkSmartPointer<vtkPolyData> OnOneProcess(vtkMultiProcessController* controller,
-  vtkPolyData* local, vtkDataArray*& lengths, bool& gathered)
+vtkSmartPointer<vtkPolyData> OnOneProcess(
+  vtkMultiProcessController* controller, vtkPolyData* local, vtkDataArray*& lengths, bool& gathered)
 {
   gathered = false;
   if (controller == nullptr || controller->GetNumberOfProcesses() < 2)

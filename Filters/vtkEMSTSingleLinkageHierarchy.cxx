@@ -53,7 +53,8 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
     vtkErrorMacro("Missing input or output.");
     return 0;
   }
-  auto emptyTable = [output]() {
+  auto emptyTable = [output]()
+  {
     output->Initialize();
     output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1"));
     output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2"));

@@ -51,15 +51,15 @@ vtkSmartPointer<vtkPolyData> BuildGrid(ParticleSimulation& simulation)
   const vtkIdType n = simulation.LocalCount();
   auto grid = vtkSmartPointer<vtkPolyData>::New();
   vtkNew<vtkPoints> points;
-  points->SetData(
-    Wrap<vtkFloatArray>("Points", simulation.Positions().data(), n, 3).GetPointer());
+  points->SetData(Wrap<vtkFloatArray>("Points", simulation.Positions().data(), n, 3).GetPointer());
   grid->SetPoints(points);
   grid->GetPointData()->AddArray(
     Wrap<vtkFloatArray>("Velocity", simulation.Velocities().data(), n, 3).GetPointer());
   // std::int64_t is long, vtkTypeInt64 long long: the same 64-bit integers.
   static_assert(sizeof(vtkTypeInt64) == sizeof(std::int64_t), "64-bit ids");
-  grid->GetPointData()->AddArray(Wrap<vtkTypeInt64Array>("ParticleId",
-    reinterpret_cast<vtkTypeInt64*>(simulation.Ids().data()), n, 1).GetPointer());
+  grid->GetPointData()->AddArray(Wrap<vtkTypeInt64Array>(
+    "ParticleId", reinterpret_cast<vtkTypeInt64*>(simulation.Ids().data()), n, 1)
+                                   .GetPointer());
 
   // Which process owned each particle (a small copy): after the filters gather everything on
   // process 0, this shows where the points came from.

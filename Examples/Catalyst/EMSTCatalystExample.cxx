@@ -31,10 +31,11 @@ namespace
 
 void Usage()
 {
-  std::cerr << "usage: emst_catalyst_example --script PIPELINE.py [--script ...] [--steps N]\n"
-               "         [--particles N] [--empty-rank R] [--write-points DIR]\n"
-               "  --write-points DIR  also write each step's particles of each process to\n"
-               "                      DIR/points_<step>_<rank>.f32 (uint64 n, uint32 3, n*3 float32)\n";
+  std::cerr
+    << "usage: emst_catalyst_example --script PIPELINE.py [--script ...] [--steps N]\n"
+       "         [--particles N] [--empty-rank R] [--write-points DIR]\n"
+       "  --write-points DIR  also write each step's particles of each process to\n"
+       "                      DIR/points_<step>_<rank>.f32 (uint64 n, uint32 3, n*3 float32)\n";
 }
 
 /// The particles of one process at one step, in the shared .f32 format, for checking the
@@ -50,7 +51,8 @@ bool WritePoints(const std::string& dir, ParticleSimulation& simulation, int ran
   }
   const std::uint64_t n = static_cast<std::uint64_t>(simulation.LocalCount());
   const std::uint32_t dim = 3;
-  bool ok = std::fwrite(&n, sizeof(n), 1, file) == 1 && std::fwrite(&dim, sizeof(dim), 1, file) == 1;
+  bool ok =
+    std::fwrite(&n, sizeof(n), 1, file) == 1 && std::fwrite(&dim, sizeof(dim), 1, file) == 1;
   if (n > 0)
   {
     ok = ok && std::fwrite(simulation.Positions().data(), sizeof(float), 3 * n, file) == 3 * n;
@@ -149,8 +151,8 @@ int main(int argc, char* argv[])
         }
         if (rank == 0)
         {
-          std::cout << "step " << step << " time " << simulation.Time() << ": "
-                    << options.Particles << " particles\n"
+          std::cout << "step " << step << " time " << simulation.Time() << ": " << options.Particles
+                    << " particles\n"
                     << std::flush;
         }
       }

@@ -23,7 +23,8 @@ std::uint64_t SplitMix64(std::uint64_t x)
 /// The k-th uniform number in [0, 1) of a particle.
 double Uniform(std::uint64_t seed, std::int64_t id, int k)
 {
-  const std::uint64_t bits = SplitMix64(seed ^ SplitMix64(static_cast<std::uint64_t>(id) * 16u + k));
+  const std::uint64_t bits =
+    SplitMix64(seed ^ SplitMix64(static_cast<std::uint64_t>(id) * 16u + k));
   return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0); // 53 bits
 }
 
@@ -39,7 +40,8 @@ ParticleSimulation::ParticleSimulation(const Options& options, int rank, int ran
   : Opts(options)
 {
   // Contiguous blocks of ids; the empty rank (if any) gets none and the others share them all.
-  const int owners = (options.EmptyRank >= 0 && options.EmptyRank < ranks && ranks > 1) ? ranks - 1 : ranks;
+  const int owners =
+    (options.EmptyRank >= 0 && options.EmptyRank < ranks && ranks > 1) ? ranks - 1 : ranks;
   int slot = rank;
   if (owners < ranks)
   {

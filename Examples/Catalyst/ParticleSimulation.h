@@ -47,9 +47,9 @@ private:
 
   Options Opts;
   int StepIndex = 0;
-  std::vector<std::int64_t> IdOfParticle;  ///< [LocalCount]
-  std::vector<float> PositionOfParticle;   ///< [3 * LocalCount]
-  std::vector<float> VelocityOfParticle;   ///< [3 * LocalCount]
+  std::vector<std::int64_t> IdOfParticle; ///< [LocalCount]
+  std::vector<float> PositionOfParticle;  ///< [3 * LocalCount]
+  std::vector<float> VelocityOfParticle;  ///< [3 * LocalCount]
 };
 
 #endif

@@ -7,8 +7,8 @@
 // (W with 17 significant digits, T the wall time of the computeEmst call), then details. The
 // engine's steps go to stderr when it is a terminal, or with --progress.
 // Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
-#include "CommandLine.h"
 #include "emst/Emst.h"
+#include "CommandLine.h"
 #include "emst/PointFile.h"
 
 #include <cctype>
@@ -194,9 +194,8 @@ int run(const CommandLine& cl)
   ProgressPrinter progress(terminal);
   if (cl.progress || (terminal && !cl.quiet))
   {
-    options.progress = [&progress](double fraction, const char* step) {
-      return progress(fraction, step);
-    };
+    options.progress = [&progress](double fraction, const char* step)
+    { return progress(fraction, step); };
   }
   const auto start = std::chrono::steady_clock::now();
   const emst::Result result = emst::computeEmst(points.view(), options);
@@ -247,7 +246,8 @@ int run(const CommandLine& cl)
     emst::writeEdges(cl.edgesPath, result.edges);
     if (!cl.quiet)
     {
-      std::fprintf(stderr, "emst: wrote %zu edges to %s\n", result.edges.size(), cl.edgesPath.c_str());
+      std::fprintf(
+        stderr, "emst: wrote %zu edges to %s\n", result.edges.size(), cl.edgesPath.c_str());
     }
   }
   return 0;
@@ -271,8 +271,8 @@ int main(int argc, char** argv)
   }
   catch (const UsageError& e)
   {
-    std::fprintf(stderr, "emst: usage error: %s\n%s(emst --help for details)\n", e.message.c_str(),
-      UsageText);
+    std::fprintf(
+      stderr, "emst: usage error: %s\n%s(emst --help for details)\n", e.message.c_str(), UsageText);
     return 2;
   }
   catch (const emst::Error& e)

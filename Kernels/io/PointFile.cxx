@@ -106,8 +106,9 @@ FilePtr openOrFail(const std::string& path, const char* mode, const char* what)
   if (!file)
   {
     const int err = errno;
-    fail(path, std::string("cannot open ") + what + " (" +
-        (err ? std::strerror(err) : "unknown reason") + ")");
+    fail(path,
+      std::string("cannot open ") + what + " (" + (err ? std::strerror(err) : "unknown reason") +
+        ")");
   }
   return file;
 }
@@ -128,7 +129,8 @@ PointSet readF32(const std::string& path)
   const auto fileBytes = static_cast<std::uint64_t>(endPosition);
   if (fileBytes < F32HeaderBytes)
   {
-    fail(path, "truncated .f32 header: the file has " + std::to_string(fileBytes) +
+    fail(path,
+      "truncated .f32 header: the file has " + std::to_string(fileBytes) +
         " bytes, the header needs 12 (uint64 n, uint32 dim)");
   }
 
@@ -141,7 +143,8 @@ PointSet readF32(const std::string& path)
   const std::uint64_t dim = decodeLittleEndian(header + 8, 4);
   if (dim != 2 && dim != 3)
   {
-    fail(path, "unsupported dimension " + std::to_string(dim) +
+    fail(path,
+      "unsupported dimension " + std::to_string(dim) +
         " in the .f32 header (expected 2 or 3; is this really an .f32 point file?)");
   }
   const std::uint64_t payloadBytes = fileBytes - F32HeaderBytes;
@@ -150,19 +153,23 @@ PointSet readF32(const std::string& path)
   // here on is exact.
   if (n > (std::numeric_limits<std::uint64_t>::max() - F32HeaderBytes) / pointBytes)
   {
-    fail(path, "invalid .f32 header: n=" + std::to_string(n) + " points of dimension " +
-        std::to_string(dim) + " would take more than 2^64 bytes (is this really an .f32 point "
+    fail(path,
+      "invalid .f32 header: n=" + std::to_string(n) + " points of dimension " +
+        std::to_string(dim) +
+        " would take more than 2^64 bytes (is this really an .f32 point "
         "file?)");
   }
   if (n > payloadBytes / pointBytes)
   {
-    fail(path, "n=" + std::to_string(n) + " points of dimension " + std::to_string(dim) +
+    fail(path,
+      "n=" + std::to_string(n) + " points of dimension " + std::to_string(dim) +
         " is too large for the file: truncated .f32 (the file holds " + std::to_string(fileBytes) +
         " bytes, " + std::to_string(F32HeaderBytes + n * pointBytes) + " expected)");
   }
   if (payloadBytes != n * pointBytes)
   {
-    fail(path, "the file holds " + std::to_string(payloadBytes - n * pointBytes) +
+    fail(path,
+      "the file holds " + std::to_string(payloadBytes - n * pointBytes) +
         " unexpected trailing bytes after n=" + std::to_string(n) + " points of dimension " +
         std::to_string(dim) + " (" + std::to_string(fileBytes) + " bytes, " +
         std::to_string(F32HeaderBytes + n * pointBytes) + " expected)");
@@ -177,7 +184,8 @@ PointSet readF32(const std::string& path)
   points.count = static_cast<std::size_t>(n);
   points.float32.resize(points.count * points.dimension);
   const std::size_t scalars = points.float32.size();
-  if (scalars > 0 && std::fread(points.float32.data(), sizeof(float), scalars, file.get()) != scalars)
+  if (scalars > 0 &&
+    std::fread(points.float32.data(), sizeof(float), scalars, file.get()) != scalars)
   {
     fail(path, "read error in the .f32 coordinates");
   }
@@ -219,7 +227,8 @@ std::vector<std::string> splitFields(const std::string& line)
     while (true)
     {
       const std::size_t comma = line.find(',', start);
-      fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      fields.push_back(
+        trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
       if (comma == std::string::npos)
       {
         break;
@@ -280,9 +289,8 @@ bool parseNumber(const std::string& field, double& value)
 bool startsLikeNumber(const std::string& field)
 {
   const std::size_t k = !field.empty() && (field[0] == '+' || field[0] == '-') ? 1 : 0;
-  const auto digitAt = [&field](std::size_t at) {
-    return at < field.size() && std::isdigit(static_cast<unsigned char>(field[at]));
-  };
+  const auto digitAt = [&field](std::size_t at)
+  { return at < field.size() && std::isdigit(static_cast<unsigned char>(field[at])); };
   double ignored = 0.0;
   return digitAt(k) || (k < field.size() && field[k] == '.' && digitAt(k + 1)) ||
     parseNumber(field, ignored);
@@ -301,8 +309,9 @@ PointSet readText(const std::string& path)
   if (!in)
   {
     const int err = errno;
-    fail(path, std::string("cannot open for reading (") +
-        (err ? std::strerror(err) : "unknown reason") + ")");
+    fail(path,
+      std::string("cannot open for reading (") + (err ? std::strerror(err) : "unknown reason") +
+        ")");
   }
 
   PointSet points;
@@ -344,14 +353,16 @@ PointSet readText(const std::string& path)
         headerSkipped = true; // one header line ("x,y,z") before the data
         continue;
       }
-      fail(path, "line " + std::to_string(lineNumber) + ": bad point " + quoteForMessage(content) +
+      fail(path,
+        "line " + std::to_string(lineNumber) + ": bad point " + quoteForMessage(content) +
           " (expected 2 or 3 numbers separated by spaces, tabs or commas)");
     }
     const int columns = static_cast<int>(fields.size());
     if (columns != 2 && columns != 3)
     {
-      fail(path, "line " + std::to_string(lineNumber) + ": " + std::to_string(columns) +
-          " numbers " + quoteForMessage(content) + " (points need 2 or 3 coordinates)");
+      fail(path,
+        "line " + std::to_string(lineNumber) + ": " + std::to_string(columns) + " numbers " +
+          quoteForMessage(content) + " (points need 2 or 3 coordinates)");
     }
     if (points.dimension == 0)
     {
@@ -360,7 +371,8 @@ PointSet readText(const std::string& path)
     }
     else if (columns != points.dimension)
     {
-      fail(path, "line " + std::to_string(lineNumber) + " has " + std::to_string(columns) +
+      fail(path,
+        "line " + std::to_string(lineNumber) + " has " + std::to_string(columns) +
           " coordinates but line " + std::to_string(firstDataLine) + " has " +
           std::to_string(points.dimension) + ": mixed 2D and 3D points");
     }
@@ -415,8 +427,9 @@ PointSet readPointFile(const std::string& path)
     if (!probe)
     {
       const int err = errno;
-      fail(path, std::string("cannot open for reading (") +
-          (err ? std::strerror(err) : "unknown reason") + ")");
+      fail(path,
+        std::string("cannot open for reading (") + (err ? std::strerror(err) : "unknown reason") +
+          ")");
     }
   }
   fail(path, "unknown file type '" + ext + "' (expected .f32, .xyz, .csv or .txt)");
@@ -432,7 +445,8 @@ void writeF32(const std::string& path, const PointSet& points)
   const bool fromFloat64 = points.float32.size() != scalars && points.float64.size() == scalars;
   if (!fromFloat64 && points.float32.size() != scalars)
   {
-    fail(path, "cannot write: the point set holds " + std::to_string(points.float32.size()) +
+    fail(path,
+      "cannot write: the point set holds " + std::to_string(points.float32.size()) +
         " float32 and " + std::to_string(points.float64.size()) + " float64 values for " +
         std::to_string(points.count) + " points of dimension " + std::to_string(points.dimension));
   }
@@ -520,7 +534,8 @@ bool jsonNumber(const std::string& text, const std::string& key, double& value)
     const std::size_t stop = std::min(text.find_first_of(",]}", first), text.size());
     const char* end = text.data() + text.find_last_not_of(JsonSpace, stop - 1) + 1;
     double number = 0.0;
-    const auto parsed = std::from_chars(text.data() + first, end, number, std::chars_format::general);
+    const auto parsed =
+      std::from_chars(text.data() + first, end, number, std::chars_format::general);
     if (parsed.ec != std::errc() || parsed.ptr != end || !std::isfinite(number))
     {
       return false;

@@ -48,7 +48,7 @@ struct RoundCounters
   static constexpr int kTieFlags = kMaxRounds + 2;
   static constexpr int kCount = kTieFlags + kMaxRounds + 1;
 
-  std::uint32_t* counters;  ///< [kCount]
+  std::uint32_t* counters; ///< [kCount]
 
   std::uint32_t* edgeCount() const { return this->counters; }
   const std::uint32_t* before(int round) const { return this->counters + round; }
@@ -73,12 +73,12 @@ public:
     std::size_t const stride = points.stride ? points.stride : static_cast<std::size_t>(Dim);
     if (points.scalarType == ScalarType::Float64)
     {
-      this->runTyped(InputPoints<double, Dim>{static_cast<const double*>(points.data), stride},
+      this->runTyped(InputPoints<double, Dim>{ static_cast<const double*>(points.data), stride },
         points.count, result);
     }
     else
     {
-      this->runTyped(InputPoints<float, Dim>{static_cast<const float*>(points.data), stride},
+      this->runTyped(InputPoints<float, Dim>{ static_cast<const float*>(points.data), stride },
         points.count, result);
     }
   }
@@ -134,7 +134,7 @@ private:
     sortByCode(this->X, input, framed);
 
     this->progress(0.12, "duplicates");
-    Metric<T> const inputMetric{input, framed.frame.scale};
+    Metric<T> const inputMetric{ input, framed.frame.scale };
     DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed);
     std::size_t const m = distinct.size();
     stats.duplicatePoints = v - m;
@@ -160,7 +160,7 @@ private:
   template <class T>
   struct Rounds
   {
-    SearchContext<Metric<T>> search;  ///< the run's part; findMin1 adds the round's
+    SearchContext<Metric<T>> search; ///< the run's part; findMin1 adds the round's
     LabelArrays labels;
     const ComponentArena<Exec>* arena;
     RoundCounters counters;
@@ -187,7 +187,7 @@ private:
 
     Rounds<T> rounds;
     SearchContext<Metric<T>>& search = rounds.search;
-    search.metric = Metric<T>{{cells.exactOfPoint.data(), Dim}, framed.frame.scale};
+    search.metric = Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
     search.tolerance = framed.tolerance();
     search.points = cells.points(distinct);
     search.cells = cells.arrays();
@@ -211,8 +211,8 @@ private:
     {
       // Components shrink about four-fold per round: queue about as many rounds as that
       // predicts, then look (a round too many costs a few empty launches).
-      int const batch = std::max(1, static_cast<int>(std::log(static_cast<double>(known)) /
-                                      std::log(6.0)));
+      int const batch =
+        std::max(1, static_cast<int>(std::log(static_cast<double>(known)) / std::log(6.0)));
       for (int b = 0; b < batch; ++b)
       {
         ++round;
@@ -269,8 +269,9 @@ private:
     }
     if (history[0] != m - 1)
     {
-      throw Error(ErrorCode::Internal, "the tree has " + std::to_string(history[0]) +
-          " edges instead of " + std::to_string(m - 1));
+      throw Error(ErrorCode::Internal,
+        "the tree has " + std::to_string(history[0]) + " edges instead of " +
+          std::to_string(m - 1));
     }
   }
 

@@ -8,8 +8,8 @@
 #include "backends/Backends.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <limits>
 
 namespace emst
@@ -59,8 +59,9 @@ void validate(const PointCloudView& points)
   }
   if (points.stride != 0 && points.stride < static_cast<std::size_t>(points.dimension))
   {
-    throw Error(ErrorCode::InvalidInput, "point stride " + std::to_string(points.stride) +
-        " is smaller than the dimension " + std::to_string(points.dimension));
+    throw Error(ErrorCode::InvalidInput,
+      "point stride " + std::to_string(points.stride) + " is smaller than the dimension " +
+        std::to_string(points.dimension));
   }
   if (points.count > 0 && points.data == nullptr)
   {
@@ -136,8 +137,8 @@ Backend parseBackend(const std::string& name)
   {
     return Backend::Cpu;
   }
-  throw Error(ErrorCode::InvalidInput,
-    "unknown backend '" + name + "' (expected auto, cuda or cpu)");
+  throw Error(
+    ErrorCode::InvalidInput, "unknown backend '" + name + "' (expected auto, cuda or cpu)");
 }
 
 Result computeEmst(const PointCloudView& points, const Options& options)
@@ -195,8 +196,7 @@ Result computeEmst(const PointCloudView& points, const Options& options)
       ErrorCode::DeviceUnavailable, "CUDA backend unavailable: this build has no CUDA backend");
   }
   Result result = detail::finish(detail::runCpu(points, options));
-  result.messages.insert(
-    result.messages.begin(), "this build has no CUDA backend; ran on the CPU");
+  result.messages.insert(result.messages.begin(), "this build has no CUDA backend; ran on the CPU");
   return result;
 #endif
 }

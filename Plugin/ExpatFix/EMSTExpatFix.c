@@ -66,8 +66,8 @@ XML_Parser XML_ParserCreateNS(const XML_Char* encoding, XML_Char separator)
   return parser;
 }
 
-XML_Parser XML_ParserCreate_MM(const XML_Char* encoding,
-  const XML_Memory_Handling_Suite* memsuite, const XML_Char* namespaceSeparator)
+XML_Parser XML_ParserCreate_MM(const XML_Char* encoding, const XML_Memory_Handling_Suite* memsuite,
+  const XML_Char* namespaceSeparator)
 {
   typedef XML_Parser (*Function)(
     const XML_Char*, const XML_Memory_Handling_Suite*, const XML_Char*);

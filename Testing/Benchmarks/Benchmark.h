@@ -27,10 +27,10 @@ namespace emstbench
 struct Settings
 {
   emst::Options options;
-  int repeat = 5;               ///< timed runs after one warm-up run
-  std::string dataDir;          ///< where standard synthetic sets are found by name
-  std::string referencePath;    ///< gen_points_reference.txt; empty: searched
-  double tolerance = 1e-6;      ///< largest accepted relative error of the total weight
+  int repeat = 5;            ///< timed runs after one warm-up run
+  std::string dataDir;       ///< where standard synthetic sets are found by name
+  std::string referencePath; ///< gen_points_reference.txt; empty: searched
+  double tolerance = 1e-6;   ///< largest accepted relative error of the total weight
   std::string csvPath;
   std::string jsonPath;
   bool header = true;
@@ -67,8 +67,8 @@ struct CutRow
   int dim = 0;
   std::string backend;
   std::string device;
-  std::string cut;           ///< t50, t99, k=10; empty when the set failed before any cut
-  double threshold = 0.0;    ///< NaN for k=10
+  std::string cut;        ///< t50, t99, k=10; empty when the set failed before any cut
+  double threshold = 0.0; ///< NaN for k=10
   std::size_t keptEdges = 0;
   std::size_t groups = 0;
   std::size_t clusters = 0;
@@ -170,7 +170,8 @@ inline double median(std::vector<double> values)
 
 inline double millisecondsSince(std::chrono::steady_clock::time_point start)
 {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+    .count();
 }
 
 } // namespace emstbench

@@ -13,7 +13,8 @@ namespace emstbench
 
 double relativeError(double weight, double reference)
 {
-  return reference != 0.0 ? std::fabs(weight - reference) / std::fabs(reference) : std::fabs(weight);
+  return reference != 0.0 ? std::fabs(weight - reference) / std::fabs(reference)
+                          : std::fabs(weight);
 }
 
 std::string edgeCountProblem(const emst::Result& result)
@@ -36,7 +37,8 @@ std::string checkAgainstUnionFind(std::size_t n, const std::vector<emst::Edge>& 
   {
     parent[p] = static_cast<std::uint32_t>(p);
   }
-  auto find = [&parent](std::uint32_t x) {
+  auto find = [&parent](std::uint32_t x)
+  {
     while (parent[x] != x)
     {
       parent[x] = parent[parent[x]];
@@ -84,8 +86,9 @@ std::string checkAgainstUnionFind(std::size_t n, const std::vector<emst::Edge>& 
       if (clusters >= got.sizes.size() || got.sizes[clusters] != count[g] ||
         clusters >= got.firstPoint.size() || got.firstPoint[clusters] != g)
       {
-        return "cluster " + std::to_string(clusters) + " differs (union-find: " +
-          std::to_string(count[g]) + " points from " + std::to_string(g) + ")";
+        return "cluster " + std::to_string(clusters) +
+          " differs (union-find: " + std::to_string(count[g]) + " points from " +
+          std::to_string(g) + ")";
       }
       rank[g] = static_cast<std::int32_t>(clusters++);
     }

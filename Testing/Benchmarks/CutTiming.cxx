@@ -85,7 +85,8 @@ void timeCut(CutRow& row, const CutSpec& spec, const std::string& path, std::siz
   for (int run = 0; run <= settings.repeat; ++run)
   {
     const auto start = std::chrono::steady_clock::now();
-    clustering = cutter.cut(spec.kept, settings.minimumClusterSize, clusterId.data(), groupSize.data());
+    clustering =
+      cutter.cut(spec.kept, settings.minimumClusterSize, clusterId.data(), groupSize.data());
     const double call = millisecondsSince(start);
     if (run == 0)
     {
@@ -120,16 +121,19 @@ void timeCut(CutRow& row, const CutSpec& spec, const std::string& path, std::siz
   if (spec.referenceClusters >= 0.0)
   {
     const bool same = static_cast<double>(clustering.groups) == spec.referenceClusters;
-    row.check += "; ref " + formatDouble("%.0f", spec.referenceClusters) + (same ? " ok" : " differs");
+    row.check +=
+      "; ref " + formatDouble("%.0f", spec.referenceClusters) + (same ? " ok" : " differs");
     if (!same)
     {
       row.status = "MISMATCH";
-      addNote(row, std::to_string(clustering.groups) + " groups, " + setName(path) + ".ref.json " +
+      addNote(row,
+        std::to_string(clustering.groups) + " groups, " + setName(path) + ".ref.json " +
           formatDouble("%.0f", spec.referenceClusters));
     }
   }
   if (spec.label == "k=10" &&
-    clustering.groups != std::max<std::size_t>(std::min<std::size_t>(10, n), n - cutter.edgeCount()))
+    clustering.groups !=
+      std::max<std::size_t>(std::min<std::size_t>(10, n), n - cutter.edgeCount()))
   {
     row.status = "MISMATCH";
     addNote(row, std::to_string(clustering.groups) + " groups for k=10");
@@ -173,10 +177,12 @@ std::vector<CutRow> timeCuts(const std::string& set, const Settings& settings)
     }
 
     const auto buildStart = std::chrono::steady_clock::now();
-    emst::TreeCutter cutter(points.count, result.edges, result.stats.backend, settings.options.cudaDevice);
+    emst::TreeCutter cutter(
+      points.count, result.edges, result.stats.backend, settings.options.cudaDevice);
     base.buildMs = millisecondsSince(buildStart);
     base.backend = emst::backendName(cutter.backend());
-    base.device = cutter.backend() == emst::Backend::Cpu ? result.stats.deviceName : cutter.deviceName();
+    base.device =
+      cutter.backend() == emst::Backend::Cpu ? result.stats.deviceName : cutter.deviceName();
     reportMessages(base.name + ": cutter", cutter.messages());
 
     std::vector<std::int32_t> clusterId(points.count);
@@ -195,7 +201,8 @@ std::vector<CutRow> timeCuts(const std::string& set, const Settings& settings)
       {
         row.status = "ERROR";
         row.note = e.what();
-        std::fprintf(stderr, "emst_benchmark: %s %s: error: %s\n", row.name.c_str(), row.cut.c_str(), e.what());
+        std::fprintf(stderr, "emst_benchmark: %s %s: error: %s\n", row.name.c_str(),
+          row.cut.c_str(), e.what());
       }
       rows.push_back(row);
     }

@@ -79,7 +79,8 @@ std::string resolveSet(const std::string& set, const Settings& settings)
   {
     tried += (tried.empty() ? "" : ", ") + c;
   }
-  throw emst::Error(emst::ErrorCode::InvalidInput, "set '" + set + "' not found (tried " + tried + ")");
+  throw emst::Error(
+    emst::ErrorCode::InvalidInput, "set '" + set + "' not found (tried " + tried + ")");
 }
 
 } // namespace
@@ -161,7 +162,8 @@ bool findReference(const std::string& file, std::size_t n, int dim, const Settin
       }
       if (static_cast<std::size_t>(refN) != n || refDim != dim)
       {
-        why = table + " lists " + name + " with n=" + std::to_string(static_cast<std::size_t>(refN)) +
+        why = table + " lists " + name +
+          " with n=" + std::to_string(static_cast<std::size_t>(refN)) +
           " dim=" + std::to_string(refDim) + ", the file has n=" + std::to_string(n) +
           " dim=" + std::to_string(dim);
         return false;

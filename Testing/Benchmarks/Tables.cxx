@@ -22,7 +22,8 @@ std::string escapeMarkdown(std::string text)
 }
 
 /// The first columns of an ERROR row: the size is "?" when the file was never read.
-std::string errorRowStart(const std::string& name, std::size_t n, int dim, const std::string& backend)
+std::string errorRowStart(
+  const std::string& name, std::size_t n, int dim, const std::string& backend)
 {
   return "| " + name + " | " + (n ? std::to_string(n) : "?") + " | " +
     (dim ? std::to_string(dim) : "?") + " | " + backend;
@@ -50,7 +51,8 @@ std::string phasesText(const TreeRow& row, const char* separator)
   std::string text;
   for (const auto& phase : row.phases)
   {
-    text += (text.empty() ? "" : separator) + phase.first + "=" + formatDouble("%.3f", phase.second);
+    text +=
+      (text.empty() ? "" : separator) + phase.first + "=" + formatDouble("%.3f", phase.second);
   }
   return text;
 }
@@ -62,7 +64,8 @@ std::string referenceText(const TreeRow& row)
 
 std::string errorText(const TreeRow& row)
 {
-  return row.haveReference && row.status != "ERROR" ? formatDouble("%.2e", row.relativeError) : "n/a";
+  return row.haveReference && row.status != "ERROR" ? formatDouble("%.2e", row.relativeError)
+                                                    : "n/a";
 }
 
 std::string thresholdText(double t)
@@ -75,11 +78,12 @@ std::string markdownRow(const TreeRow& r)
   const std::string status = escapeMarkdown(statusText(r.status, r.note));
   if (r.status == "ERROR")
   {
-    return errorRowStart(r.name, r.n, r.dim, r.backend) + " | | | | | | | | | | | | " + status + " | |\n";
+    return errorRowStart(r.name, r.n, r.dim, r.backend) + " | | | | | | | | | | | | " + status +
+      " | |\n";
   }
   return "| " + r.name + " | " + std::to_string(r.n) + " | " + std::to_string(r.dim) + " | " +
-    r.backend + " | " + escapeMarkdown(r.device) + " | " + formatDouble("%.3f", r.medianMs) + " | " +
-    formatDouble("%.3f", r.minMs) + " | " + formatDouble("%.1f", r.mfeatures) + " | " +
+    r.backend + " | " + escapeMarkdown(r.device) + " | " + formatDouble("%.3f", r.medianMs) +
+    " | " + formatDouble("%.3f", r.minMs) + " | " + formatDouble("%.1f", r.mfeatures) + " | " +
     formatDouble("%.3f", r.uploadMs) + " | " + formatDouble("%.3f", r.downloadMs) + " | " +
     formatDouble("%.1f", r.bytesPerPoint) + " | " + std::to_string(r.rounds) + " | " +
     formatDouble("%.17g", r.totalWeight) + " | " + referenceText(r) + " | " + errorText(r) + " | " +
@@ -91,14 +95,15 @@ std::string markdownRow(const CutRow& r)
   const std::string status = escapeMarkdown(statusText(r.status, r.note));
   if (r.status == "ERROR" && r.cut.empty())
   {
-    return errorRowStart(r.name, r.n, r.dim, r.backend) + " | | | | | | | | | | | | | | | " + status +
-      " |\n";
+    return errorRowStart(r.name, r.n, r.dim, r.backend) + " | | | | | | | | | | | | | | | " +
+      status + " |\n";
   }
   return "| " + r.name + " | " + std::to_string(r.n) + " | " + std::to_string(r.dim) + " | " +
-    r.backend + " | " + escapeMarkdown(r.device) + " | " + r.cut + " | " + thresholdText(r.threshold) +
-    " | " + std::to_string(r.keptEdges) + " | " + std::to_string(r.groups) + " | " +
-    std::to_string(r.clusters) + " | " + std::to_string(r.largest) + " | " + std::to_string(r.noise) +
-    " | " + formatDouble("%.3f", r.medianMs) + " | " + formatDouble("%.3f", r.minMs) + " | " +
+    r.backend + " | " + escapeMarkdown(r.device) + " | " + r.cut + " | " +
+    thresholdText(r.threshold) + " | " + std::to_string(r.keptEdges) + " | " +
+    std::to_string(r.groups) + " | " + std::to_string(r.clusters) + " | " +
+    std::to_string(r.largest) + " | " + std::to_string(r.noise) + " | " +
+    formatDouble("%.3f", r.medianMs) + " | " + formatDouble("%.3f", r.minMs) + " | " +
     formatDouble("%.3f", r.downloadMs) + " | " + formatDouble("%.3f", r.callMs) + " | " +
     formatDouble("%.3f", r.buildMs) + " | " + escapeMarkdown(r.check) + " | " + status + " |\n";
 }

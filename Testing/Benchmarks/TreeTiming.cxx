@@ -99,7 +99,8 @@ TreeRow timeTree(const std::string& set, const Settings& settings)
     }
     else
     {
-      std::fprintf(stderr, "emst_benchmark: %s: no reference weight (%s)\n", row.name.c_str(), why.c_str());
+      std::fprintf(
+        stderr, "emst_benchmark: %s: no reference weight (%s)\n", row.name.c_str(), why.c_str());
     }
   }
   catch (const std::exception& e)

@@ -143,7 +143,8 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     }
     else if (name == "--min-size")
     {
-      settings.minimumClusterSize = static_cast<std::size_t>(parseInteger("--min-size", args.value(), 0, 1000000));
+      settings.minimumClusterSize =
+        static_cast<std::size_t>(parseInteger("--min-size", args.value(), 0, 1000000));
     }
     else if (!arg.empty() && arg[0] == '-')
     {
@@ -230,7 +231,8 @@ int main(int argc, char** argv)
   }
   if (settings.cut)
   {
-    return runSets<CutRow>(settings, [&](const std::string& set) { return timeCuts(set, settings); });
+    return runSets<CutRow>(
+      settings, [&](const std::string& set) { return timeCuts(set, settings); });
   }
   return runSets<TreeRow>(settings,
     [&](const std::string& set) { return std::vector<TreeRow>{ timeTree(set, settings) }; });

@@ -93,7 +93,8 @@ TEST(Api, CudaUnavailableIsReported)
     GTEST_SKIP() << "CUDA is usable here (see Api.AutoPicksCuda)";
   }
   const Cloud cloud = smallCloud();
-  EXPECT_EQ(errorName([&] { emst::computeEmst(cloud.view(), optionsFor(Backend::Cuda)); }), "DeviceUnavailable")
+  EXPECT_EQ(errorName([&] { emst::computeEmst(cloud.view(), optionsFor(Backend::Cuda)); }),
+    "DeviceUnavailable")
     << "Backend::Cuda without a usable device (" << reason << ")";
 
   const auto result = runEngine(cloud, optionsFor(Backend::Auto));
@@ -128,7 +129,8 @@ TEST(Api, DeviceMemoryOnCpuBackendIsRejected)
     << "MemorySpace::Device with Backend::Cpu gave " << error;
 }
 
-// ---- CPU and CUDA give the same list, bit for bit ------------------------------------------------
+// ---- CPU and CUDA give the same list, bit for bit
+// ------------------------------------------------
 
 namespace
 {
@@ -140,7 +142,8 @@ void expectSameOnBothBackends(const Cloud& cloud)
   {
     return;
   }
-  EXPECT_TRUE(sameEdgeLists(a->edges, b->edges, &cloud)) << cloud.label << ": CPU (expected) vs CUDA (got)";
+  EXPECT_TRUE(sameEdgeLists(a->edges, b->edges, &cloud))
+    << cloud.label << ": CPU (expected) vs CUDA (got)";
   EXPECT_EQ(a->totalWeight, b->totalWeight) << cloud.label;
   EXPECT_EQ(a->stats.validPoints, b->stats.validPoints) << cloud.label;
   EXPECT_EQ(a->stats.nonFinitePoints, b->stats.nonFinitePoints) << cloud.label;
@@ -159,14 +162,18 @@ TEST(CrossBackend, SyntheticClouds)
   {
     for (emst::ScalarType type : { emst::ScalarType::Float32, emst::ScalarType::Float64 })
     {
-      expectSameOnBothBackends(makeCloud("uniform 200k", dim, type, uniformPoints(rng, 200000, dim)));
-      expectSameOnBothBackends(makeCloud("clustered 200k", dim, type, clusteredPoints(rng, 200000, dim)));
-      expectSameOnBothBackends(makeCloud("integers in [0,40]", dim, type, integerPoints(rng, 100000, dim, 40)));
+      expectSameOnBothBackends(
+        makeCloud("uniform 200k", dim, type, uniformPoints(rng, 200000, dim)));
+      expectSameOnBothBackends(
+        makeCloud("clustered 200k", dim, type, clusteredPoints(rng, 200000, dim)));
+      expectSameOnBothBackends(
+        makeCloud("integers in [0,40]", dim, type, integerPoints(rng, 100000, dim, 40)));
     }
   }
   auto lattice = latticePoints(40, 40, 40);
   rng.shuffle(lattice);
-  expectSameOnBothBackends(makeCloud("3D lattice 40^3, shuffled", 3, emst::ScalarType::Float32, lattice));
+  expectSameOnBothBackends(
+    makeCloud("3D lattice 40^3, shuffled", 3, emst::ScalarType::Float32, lattice));
   auto fcc = fccPoints(16);
   rng.shuffle(fcc);
   expectSameOnBothBackends(makeCloud("FCC 16 cells, shuffled", 3, emst::ScalarType::Float64, fcc));

@@ -90,9 +90,9 @@ std::vector<Edge> canonicalOrder(std::vector<Edge> edges)
       std::swap(e.i, e.j);
     }
   }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-    return std::tie(a.length, a.i, a.j) < std::tie(b.length, b.i, b.j);
-  });
+  std::sort(edges.begin(), edges.end(),
+    [](const Edge& a, const Edge& b)
+    { return std::tie(a.length, a.i, a.j) < std::tie(b.length, b.i, b.j); });
   return edges;
 }
 
@@ -128,9 +128,9 @@ ExpectedCut labelPartition(const std::vector<std::size_t>& representative, std::
       groups.push_back(r);
     }
   }
-  std::sort(groups.begin(), groups.end(), [&](std::size_t a, std::size_t b) {
-    return count[a] != count[b] ? count[a] > count[b] : first[a] < first[b];
-  });
+  std::sort(groups.begin(), groups.end(),
+    [&](std::size_t a, std::size_t b)
+    { return count[a] != count[b] ? count[a] > count[b] : first[a] < first[b]; });
   ExpectedCut cut;
   cut.groups = groups.size();
   std::vector<std::int32_t> id(n, -1);
@@ -158,7 +158,8 @@ ExpectedCut labelPartition(const std::vector<std::size_t>& representative, std::
 }
 
 /// Sequential union-find over the first `kept` edges of the canonical order of `edges`.
-ExpectedCut refCut(std::size_t n, const std::vector<Edge>& edges, std::size_t kept, std::size_t minimumSize)
+ExpectedCut refCut(
+  std::size_t n, const std::vector<Edge>& edges, std::size_t kept, std::size_t minimumSize)
 {
   const std::vector<Edge> sorted = canonicalOrder(edges);
   UnionFind sets(n);
@@ -261,25 +262,28 @@ std::string listText(const std::vector<T>& values, std::size_t most = 8)
 }
 
 /// Every field of the cut against the reference; the first per-point difference is named.
-testing::AssertionResult sameCut(const ExpectedCut& want, const CutOutput& got, bool checkKept = true)
+testing::AssertionResult sameCut(
+  const ExpectedCut& want, const CutOutput& got, bool checkKept = true)
 {
   if (checkKept && got.info.keptEdges != want.keptEdges)
   {
-    return testing::AssertionFailure() << "keptEdges " << got.info.keptEdges << ", expected " << want.keptEdges;
+    return testing::AssertionFailure()
+      << "keptEdges " << got.info.keptEdges << ", expected " << want.keptEdges;
   }
   if (got.info.groups != want.groups)
   {
-    return testing::AssertionFailure() << "groups " << got.info.groups << ", expected " << want.groups;
+    return testing::AssertionFailure()
+      << "groups " << got.info.groups << ", expected " << want.groups;
   }
   if (got.info.noisePoints != want.noisePoints)
   {
-    return testing::AssertionFailure() << "noisePoints " << got.info.noisePoints << ", expected "
-                                       << want.noisePoints;
+    return testing::AssertionFailure()
+      << "noisePoints " << got.info.noisePoints << ", expected " << want.noisePoints;
   }
   if (got.info.sizes != want.sizes)
   {
-    return testing::AssertionFailure() << "sizes " << listText(got.info.sizes) << ", expected "
-                                       << listText(want.sizes);
+    return testing::AssertionFailure()
+      << "sizes " << listText(got.info.sizes) << ", expected " << listText(want.sizes);
   }
   if (got.info.firstPoint != want.firstPoint)
   {
@@ -290,9 +294,9 @@ testing::AssertionResult sameCut(const ExpectedCut& want, const CutOutput& got, 
   {
     if (got.clusterId[p] != want.clusterId[p] || got.groupSize[p] != want.groupSize[p])
     {
-      return testing::AssertionFailure() << "point " << p << ": clusterId " << got.clusterId[p]
-                                         << " groupSize " << got.groupSize[p] << ", expected clusterId "
-                                         << want.clusterId[p] << " groupSize " << want.groupSize[p];
+      return testing::AssertionFailure()
+        << "point " << p << ": clusterId " << got.clusterId[p] << " groupSize " << got.groupSize[p]
+        << ", expected clusterId " << want.clusterId[p] << " groupSize " << want.groupSize[p];
     }
   }
   return testing::AssertionSuccess();
@@ -314,7 +318,8 @@ testing::AssertionResult sameOutput(const CutOutput& a, const CutOutput& b)
 
 std::size_t countAtMost(const std::vector<Edge>& edges, double t)
 {
-  return static_cast<std::size_t>(std::count_if(edges.begin(), edges.end(), [t](const Edge& e) { return e.length <= t; }));
+  return static_cast<std::size_t>(
+    std::count_if(edges.begin(), edges.end(), [t](const Edge& e) { return e.length <= t; }));
 }
 
 /// Asserts that `call` throws emst::Error with code InvalidInput.
@@ -383,7 +388,8 @@ protected:
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, ClusterCut, testing::ValuesIn(testedBackends()), backendParamName);
+INSTANTIATE_TEST_SUITE_P(
+  Backends, ClusterCut, testing::ValuesIn(testedBackends()), backendParamName);
 
 } // namespace
 
@@ -568,8 +574,8 @@ TEST_P(ClusterCut, SmallTinyInputs)
   for (std::size_t n : { 0, 1, 2 })
   {
     SCOPED_TRACE("engine tree of " + std::to_string(n) + " points");
-    const Cloud cloud = makeCloud("uniform " + std::to_string(n), 3, emst::ScalarType::Float64,
-      uniformPoints(rng, n, 3));
+    const Cloud cloud = makeCloud(
+      "uniform " + std::to_string(n), 3, emst::ScalarType::Float64, uniformPoints(rng, n, 3));
     const std::vector<Edge> tree = this->treeOf(cloud);
     ASSERT_EQ(tree.size(), n > 0 ? n - 1 : 0);
     emst::TreeCutter cutter(n, tree, this->backend());
@@ -639,15 +645,35 @@ TEST_P(ClusterCut, SmallInvalidEdges)
   using V = std::vector<Edge>;
   EXPECT_TRUE(throwsInvalidInput([&] { emst::TreeCutter c(3, V{ { 0, 3, 1.0 } }, b); })) << "j = n";
   EXPECT_TRUE(throwsInvalidInput([&] { emst::TreeCutter c(3, V{ { 7, 1, 1.0 } }, b); })) << "i > n";
-  EXPECT_TRUE(throwsInvalidInput([&] { emst::TreeCutter c(3, V{ { 0, 1, 1.0 }, { 2, 2, 0.5 } }, b); }))
+  EXPECT_TRUE(throwsInvalidInput(
+    [&] {
+      emst::TreeCutter c(3, V{ { 0, 1, 1.0 }, { 2, 2, 0.5 } }, b);
+    }))
     << "i == j";
-  EXPECT_TRUE(throwsInvalidInput([&] { emst::TreeCutter c(0, V{ { 0, 1, 1.0 } }, b); })) << "no points";
-  EXPECT_TRUE(throwsInvalidInput([&] {
-    emst::TreeCutter c(5, V{ { 0, 1, 1.0 }, { 1, 2, 1.0 }, { 4, 4294967295u, 2.0 } }, b);
-  })) << "j = 2^32 - 1";
-  EXPECT_TRUE(throwsInvalidInput([] { emst::singleLinkageHierarchy(3, V{ { 0, 3, 1.0 } }); })) << "hierarchy, j = n";
-  EXPECT_TRUE(throwsInvalidInput([] { emst::singleLinkageHierarchy(3, V{ { 1, 1, 1.0 } }); })) << "hierarchy, i == j";
-  EXPECT_TRUE(throwsInvalidInput([] { emst::singleLinkageHierarchy(0, V{ { 0, 1, 1.0 } }); }))
+  EXPECT_TRUE(throwsInvalidInput(
+    [&] {
+      emst::TreeCutter c(0, V{ { 0, 1, 1.0 } }, b);
+    }))
+    << "no points";
+  EXPECT_TRUE(throwsInvalidInput(
+    [&] {
+      emst::TreeCutter c(5, V{ { 0, 1, 1.0 }, { 1, 2, 1.0 }, { 4, 4294967295u, 2.0 } }, b);
+    }))
+    << "j = 2^32 - 1";
+  EXPECT_TRUE(throwsInvalidInput(
+    [] {
+      emst::singleLinkageHierarchy(3, V{ { 0, 3, 1.0 } });
+    }))
+    << "hierarchy, j = n";
+  EXPECT_TRUE(throwsInvalidInput(
+    [] {
+      emst::singleLinkageHierarchy(3, V{ { 1, 1, 1.0 } });
+    }))
+    << "hierarchy, i == j";
+  EXPECT_TRUE(throwsInvalidInput(
+    [] {
+      emst::singleLinkageHierarchy(0, V{ { 0, 1, 1.0 } });
+    }))
     << "hierarchy, no points";
 }
 
@@ -666,7 +692,8 @@ TEST_P(ClusterCut, RandomCloudsMatchReferences)
     ASSERT_EQ(cutter.backend(), this->backend());
     ASSERT_EQ(cutter.pointCount(), n);
     ASSERT_EQ(cutter.edgeCount(), m);
-    EXPECT_TRUE(sameEdgeLists(tree, cutter.sortedEdges())) << "the engine's tree is already in order";
+    EXPECT_TRUE(sameEdgeLists(tree, cutter.sortedEdges()))
+      << "the engine's tree is already in order";
 
     // Thresholds: below every edge, every edge length at a few quantiles (kept: "<= t"), the
     // middle of the gap after them, the longest edge, infinity, NaN (keeps nothing).
@@ -692,7 +719,8 @@ TEST_P(ClusterCut, RandomCloudsMatchReferences)
       for (std::size_t minimumSize : { std::size_t(1), std::size_t(4), std::size_t(25), n + 1 })
       {
         EXPECT_TRUE(sameCut(refCut(n, tree, kept, minimumSize), runCut(cutter, kept, minimumSize)))
-          << "t = " << t << " (" << kept << " of " << m << " edges kept), minimum size " << minimumSize;
+          << "t = " << t << " (" << kept << " of " << m << " edges kept), minimum size "
+          << minimumSize;
       }
     }
     // Below every edge: n singletons, ids = point indices; above: one cluster.
@@ -756,12 +784,14 @@ TEST_P(ClusterCut, UnsortedEdgesGiveTheSameCut)
 {
   Rng rng(99);
   std::vector<Cloud> clouds;
-  clouds.push_back(makeCloud("integers 2D [0,20] 800 (ties)", 2, emst::ScalarType::Float64,
-    integerPoints(rng, 800, 2, 20)));
-  clouds.push_back(makeCloud("clustered 3D 1500", 3, emst::ScalarType::Float32, clusteredPoints(rng, 1500, 3)));
+  clouds.push_back(makeCloud(
+    "integers 2D [0,20] 800 (ties)", 2, emst::ScalarType::Float64, integerPoints(rng, 800, 2, 20)));
+  clouds.push_back(
+    makeCloud("clustered 3D 1500", 3, emst::ScalarType::Float32, clusteredPoints(rng, 1500, 3)));
   auto lattice = latticePoints(12, 10, 1);
   rng.shuffle(lattice);
-  clouds.push_back(makeCloud("lattice 12x10, shuffled (all lengths 1)", 2, emst::ScalarType::Float64, lattice));
+  clouds.push_back(
+    makeCloud("lattice 12x10, shuffled (all lengths 1)", 2, emst::ScalarType::Float64, lattice));
   for (const Cloud& cloud : clouds)
   {
     SCOPED_TRACE(cloud.label);
@@ -775,10 +805,12 @@ TEST_P(ClusterCut, UnsortedEdgesGiveTheSameCut)
     }
     emst::TreeCutter sorted(cloud.count, tree, this->backend());
     emst::TreeCutter unsorted(cloud.count, shuffled.data(), shuffled.size(), this->backend());
-    EXPECT_TRUE(sameEdgeLists(tree, unsorted.sortedEdges())) << "the canonical order of the shuffled edges";
+    EXPECT_TRUE(sameEdgeLists(tree, unsorted.sortedEdges()))
+      << "the canonical order of the shuffled edges";
     for (double q : { 0.0, 0.25, 0.5, 0.75, 1.0 })
     {
-      const double t = tree[static_cast<std::size_t>(q * static_cast<double>(tree.size() - 1))].length;
+      const double t =
+        tree[static_cast<std::size_t>(q * static_cast<double>(tree.size() - 1))].length;
       EXPECT_EQ(sorted.edgesAtMost(t), unsorted.edgesAtMost(t));
       for (std::size_t minimumSize : { 1, 3 })
       {
@@ -793,7 +825,8 @@ TEST_P(ClusterCut, UnsortedEdgesGiveTheSameCut)
     {
       const CutOutput b = runCut(unsorted, unsorted.edgesForGroups(k), 1);
       EXPECT_EQ(b.info.groups, k);
-      EXPECT_TRUE(sameCut(refCut(cloud.count, shuffled, cloud.count - k, 1), b)) << k << " clusters";
+      EXPECT_TRUE(sameCut(refCut(cloud.count, shuffled, cloud.count - k, 1), b))
+        << k << " clusters";
     }
   }
 }
@@ -828,12 +861,14 @@ TEST_P(ClusterCut, RandomForests)
     const std::vector<Edge> sorted = canonicalOrder(forest);
     for (double q : { 0.0, 0.4, 0.8, 1.0 })
     {
-      const double t = sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))].length;
+      const double t =
+        sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))].length;
       const std::size_t kept = cutter.edgesAtMost(t);
       EXPECT_EQ(kept, countAtMost(forest, t));
       for (std::size_t minimumSize : { 1, 2, 10 })
       {
-        EXPECT_TRUE(sameCut(refCut(n, forest, kept, minimumSize), runCut(cutter, kept, minimumSize)))
+        EXPECT_TRUE(
+          sameCut(refCut(n, forest, kept, minimumSize), runCut(cutter, kept, minimumSize)))
           << "t = " << t << ", minimum size " << minimumSize;
       }
     }
@@ -868,24 +903,28 @@ TEST_P(ClusterCut, IdenticalPoints)
   {
     const std::size_t kept = cutter.edgesForGroups(k);
     EXPECT_TRUE(sameCut(refCut(n, tree, kept, 1), runCut(cutter, kept, 1))) << k << " clusters";
-    EXPECT_TRUE(sameCut(refCut(n, tree, kept, 5), runCut(cutter, kept, 5))) << k << " clusters, minimum size 5";
+    EXPECT_TRUE(sameCut(refCut(n, tree, kept, 5), runCut(cutter, kept, 5)))
+      << k << " clusters, minimum size 5";
   }
 }
 
 TEST_P(ClusterCut, RepeatedCutsAreIndependent)
 {
   Rng rng(31337);
-  const Cloud cloud = makeCloud("clustered 3D 3000", 3, emst::ScalarType::Float32, clusteredPoints(rng, 3000, 3));
+  const Cloud cloud =
+    makeCloud("clustered 3D 3000", 3, emst::ScalarType::Float32, clusteredPoints(rng, 3000, 3));
   const std::vector<Edge> tree = this->treeOf(cloud);
   ASSERT_EQ(tree.size(), cloud.count - 1);
   emst::TreeCutter cutter(cloud.count, tree, this->backend());
   // A slider moving back and forth: every cut equals a fresh reference.
   const std::size_t m = tree.size();
-  for (std::size_t kept : { m, std::size_t(0), m / 2, m - 1, std::size_t(1), m / 2, m / 10, m, m / 2 })
+  for (std::size_t kept :
+    { m, std::size_t(0), m / 2, m - 1, std::size_t(1), m / 2, m / 10, m, m / 2 })
   {
     for (std::size_t minimumSize : { 1, 8 })
     {
-      EXPECT_TRUE(sameCut(refCut(cloud.count, tree, kept, minimumSize), runCut(cutter, kept, minimumSize)))
+      EXPECT_TRUE(
+        sameCut(refCut(cloud.count, tree, kept, minimumSize), runCut(cutter, kept, minimumSize)))
         << "kept " << kept << ", minimum size " << minimumSize;
     }
   }
@@ -897,8 +936,10 @@ TEST_P(ClusterCut, SameAsCpu)
   // CPU, cutter, bit for bit, on clouds large enough to race.
   Rng rng(4242);
   std::vector<Cloud> clouds;
-  clouds.push_back(makeCloud("clustered 3D 40000", 3, emst::ScalarType::Float32, clusteredPoints(rng, 40000, 3)));
-  clouds.push_back(makeCloud("uniform 2D 40000", 2, emst::ScalarType::Float32, uniformPoints(rng, 40000, 2)));
+  clouds.push_back(
+    makeCloud("clustered 3D 40000", 3, emst::ScalarType::Float32, clusteredPoints(rng, 40000, 3)));
+  clouds.push_back(
+    makeCloud("uniform 2D 40000", 2, emst::ScalarType::Float32, uniformPoints(rng, 40000, 2)));
   clouds.push_back(makeCloud("integers 3D [0,6] 20000 (duplicates)", 3, emst::ScalarType::Float32,
     integerPoints(rng, 20000, 3, 6)));
   for (const Cloud& cloud : clouds)
@@ -910,19 +951,22 @@ TEST_P(ClusterCut, SameAsCpu)
     emst::TreeCutter cpu(cloud.count, tree, Backend::Cpu);
     for (double q : { 0.0, 0.5, 0.9, 0.99, 1.0 })
     {
-      const double t = tree[static_cast<std::size_t>(q * static_cast<double>(tree.size() - 1))].length;
+      const double t =
+        tree[static_cast<std::size_t>(q * static_cast<double>(tree.size() - 1))].length;
       ASSERT_EQ(cutter.edgesAtMost(t), cpu.edgesAtMost(t));
       const std::size_t kept = cutter.edgesAtMost(t);
       for (std::size_t minimumSize : { 1, 5 })
       {
         const CutOutput want = runCut(cpu, kept, minimumSize);
         EXPECT_TRUE(sameOutput(want, runCut(cutter, kept, minimumSize))) << "t = " << t;
-        EXPECT_TRUE(sameOutput(want, runCut(cutter, kept, minimumSize))) << "t = " << t << ", second run";
+        EXPECT_TRUE(sameOutput(want, runCut(cutter, kept, minimumSize)))
+          << "t = " << t << ", second run";
       }
     }
     const std::size_t kept = cutter.edgesForGroups(10);
     EXPECT_TRUE(sameOutput(runCut(cpu, kept, 1), runCut(cutter, kept, 1))) << "10 clusters";
-    EXPECT_TRUE(sameCut(refCut(cloud.count, tree, kept, 1), runCut(cutter, kept, 1))) << "10 clusters";
+    EXPECT_TRUE(sameCut(refCut(cloud.count, tree, kept, 1), runCut(cutter, kept, 1)))
+      << "10 clusters";
   }
 }
 
@@ -949,7 +993,8 @@ TEST(ClusterCutApi, CudaUnavailableIsReported)
   }
   catch (const emst::Error& e)
   {
-    EXPECT_EQ(e.code(), emst::ErrorCode::DeviceUnavailable) << errorCodeName(e.code()) << ": " << e.what();
+    EXPECT_EQ(e.code(), emst::ErrorCode::DeviceUnavailable)
+      << errorCodeName(e.code()) << ": " << e.what();
   }
 }
 
@@ -958,7 +1003,8 @@ TEST(ClusterCutApi, CudaUnavailableIsReported)
 namespace
 {
 
-testing::AssertionResult sameLinkage(const std::vector<emst::Merge>& want, const std::vector<emst::Merge>& got)
+testing::AssertionResult sameLinkage(
+  const std::vector<emst::Merge>& want, const std::vector<emst::Merge>& got)
 {
   if (want.size() != got.size())
   {
@@ -970,9 +1016,10 @@ testing::AssertionResult sameLinkage(const std::vector<emst::Merge>& want, const
     const emst::Merge& b = got[k];
     if (a.first != b.first || a.second != b.second || a.height != b.height || a.size != b.size)
     {
-      return testing::AssertionFailure() << "merge " << k << ": (" << b.first << ", " << b.second << ", "
-                                         << b.height << ", " << b.size << "), expected (" << a.first
-                                         << ", " << a.second << ", " << a.height << ", " << a.size << ")";
+      return testing::AssertionFailure()
+        << "merge " << k << ": (" << b.first << ", " << b.second << ", " << b.height << ", "
+        << b.size << "), expected (" << a.first << ", " << a.second << ", " << a.height << ", "
+        << a.size << ")";
     }
   }
   return testing::AssertionSuccess();
@@ -980,7 +1027,8 @@ testing::AssertionResult sameLinkage(const std::vector<emst::Merge>& want, const
 
 /// Structure of a linkage matrix of n points: heights non-decreasing, first < second, children
 /// created before and used once, sizes add up; `spanning`: the last merge holds all n points.
-testing::AssertionResult linkageProperties(std::size_t n, const std::vector<emst::Merge>& z, bool spanning)
+testing::AssertionResult linkageProperties(
+  std::size_t n, const std::vector<emst::Merge>& z, bool spanning)
 {
   std::vector<std::uint64_t> size(n + z.size(), 1);
   std::vector<char> used(n + z.size(), 0);
@@ -989,11 +1037,13 @@ testing::AssertionResult linkageProperties(std::size_t n, const std::vector<emst
     const emst::Merge& m = z[k];
     if (k > 0 && !(z[k - 1].height <= m.height))
     {
-      return testing::AssertionFailure() << "merge " << k << ": height " << m.height << " below " << z[k - 1].height;
+      return testing::AssertionFailure()
+        << "merge " << k << ": height " << m.height << " below " << z[k - 1].height;
     }
     if (!(m.first < m.second) || m.second >= n + k)
     {
-      return testing::AssertionFailure() << "merge " << k << ": children " << m.first << ", " << m.second;
+      return testing::AssertionFailure()
+        << "merge " << k << ": children " << m.first << ", " << m.second;
     }
     if (used[m.first] || used[m.second])
     {
@@ -1022,7 +1072,8 @@ TEST(ClusterHierarchy, SmallHandCases)
   using Z = std::vector<emst::Merge>;
   EXPECT_TRUE(emst::singleLinkageHierarchy(0, V{}).empty());
   EXPECT_TRUE(emst::singleLinkageHierarchy(1, V{}).empty());
-  EXPECT_TRUE(sameLinkage(Z{ { 0, 1, 2.5, 2 } }, emst::singleLinkageHierarchy(2, V{ { 1, 0, 2.5 } })));
+  EXPECT_TRUE(
+    sameLinkage(Z{ { 0, 1, 2.5, 2 } }, emst::singleLinkageHierarchy(2, V{ { 1, 0, 2.5 } })));
   // Line 0, 1, 3: merge (0,1) at 1 -> 3, then (2, 3) at 2.
   EXPECT_TRUE(sameLinkage(Z{ { 0, 1, 1.0, 2 }, { 2, 3, 2.0, 3 } },
     emst::singleLinkageHierarchy(3, V{ { 2, 1, 2.0 }, { 0, 1, 1.0 } })));
@@ -1033,7 +1084,8 @@ TEST(ClusterHierarchy, SmallHandCases)
   EXPECT_TRUE(sameLinkage(Z{ { 0, 1, 1.0, 2 }, { 2, 4, 1.0, 3 }, { 3, 5, 1.0, 4 } },
     emst::singleLinkageHierarchy(4, V{ { 2, 3, 1.0 }, { 0, 1, 1.0 }, { 2, 1, 1.0 } })));
   // A forest: 5 points, components {0,4}, {1,2,3}: 3 merges, none holds all points.
-  const Z forest = emst::singleLinkageHierarchy(5, V{ { 3, 2, 0.5 }, { 4, 0, 0.7 }, { 1, 2, 0.6 } });
+  const Z forest =
+    emst::singleLinkageHierarchy(5, V{ { 3, 2, 0.5 }, { 4, 0, 0.7 }, { 1, 2, 0.6 } });
   EXPECT_TRUE(sameLinkage(Z{ { 2, 3, 0.5, 2 }, { 1, 5, 0.6, 3 }, { 0, 4, 0.7, 2 } }, forest));
   EXPECT_TRUE(linkageProperties(5, forest, false));
 }
@@ -1063,10 +1115,12 @@ TEST(ClusterHierarchy, RandomCloudsMatchKruskal)
     emst::TreeCutter cutter(n, tree, Backend::Cpu);
     for (double q : { 0.0, 0.5, 0.9, 1.0 })
     {
-      const double t = tree[static_cast<std::size_t>(q * static_cast<double>(tree.size() - 1))].length;
+      const double t =
+        tree[static_cast<std::size_t>(q * static_cast<double>(tree.size() - 1))].length;
       const std::size_t merges = static_cast<std::size_t>(
         std::count_if(z.begin(), z.end(), [t](const emst::Merge& m) { return m.height <= t; }));
-      EXPECT_EQ(cutter.cut(cutter.edgesAtMost(t), 1, nullptr, nullptr).groups, n - merges) << "t = " << t;
+      EXPECT_EQ(cutter.cut(cutter.edgesAtMost(t), 1, nullptr, nullptr).groups, n - merges)
+        << "t = " << t;
     }
   }
 }
@@ -1074,7 +1128,8 @@ TEST(ClusterHierarchy, RandomCloudsMatchKruskal)
 TEST(ClusterHierarchy, RandomForest)
 {
   Rng rng(808);
-  const Cloud cloud = makeCloud("uniform 3D 1200", 3, emst::ScalarType::Float64, uniformPoints(rng, 1200, 3));
+  const Cloud cloud =
+    makeCloud("uniform 3D 1200", 3, emst::ScalarType::Float64, uniformPoints(rng, 1200, 3));
   const auto result = runEngine(cloud, optionsFor(Backend::Cpu));
   ASSERT_TRUE(result);
   std::vector<Edge> forest;
@@ -1092,7 +1147,8 @@ TEST(ClusterHierarchy, RandomForest)
   EXPECT_TRUE(linkageProperties(n, z, false));
 }
 
-// ---- real data sets: cluster counts of NAME.ref.json ----------------------------------------------
+// ---- real data sets: cluster counts of NAME.ref.json
+// ----------------------------------------------
 
 namespace
 {
@@ -1106,7 +1162,8 @@ std::vector<DataSetFile> sharedClusterSets()
     return { { sharedDataDir(), "" } };
   }
   std::vector<DataSetFile> sets;
-  for (const char* name : { "scan_bunny36k", "galaxies_mr19mock84k", "tsp_pla85900", "geo_cities1000" })
+  for (const char* name :
+    { "scan_bunny36k", "galaxies_mr19mock84k", "tsp_pla85900", "geo_cities1000" })
   {
     sets.push_back({ sharedDataDir(), name });
   }
@@ -1180,7 +1237,8 @@ class ClusterDataSet : public DataSetTest
 };
 
 INSTANTIATE_TEST_SUITE_P(Repo, ClusterDataSet,
-  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
+  testing::Combine(
+    testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
   dataSetParamName);
 INSTANTIATE_TEST_SUITE_P(Shared, ClusterDataSet,
   testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(sharedClusterSets())),
@@ -1210,7 +1268,8 @@ TEST_P(ClusterDataSet, CountsAtPercentiles)
   {
     SCOPED_TRACE(name + " " + section);
     std::string text, tRepr;
-    ASSERT_TRUE(sectionOf(json, section, text)) << "no " << section << " in " << dataSet().path(".ref.json");
+    ASSERT_TRUE(sectionOf(json, section, text))
+      << "no " << section << " in " << dataSet().path(".ref.json");
     ASSERT_TRUE(jsonString(text, "t_repr", tRepr));
     const double t = std::strtod(tRepr.c_str(), nullptr);
     double tNumber = 0, clusters = 0, longer = 0, equal = 0, clustersIfCut = 0;
@@ -1236,7 +1295,8 @@ TEST_P(ClusterDataSet, CountsAtPercentiles)
       EXPECT_EQ(static_cast<double>(c.info.sizes[k]), largest[k]) << "cluster " << k;
     }
     EXPECT_TRUE(sameCut(refCut(n, result.edges, kept, 1), c));
-    EXPECT_TRUE(sameCut(refCut(n, result.edges, kept, 3), runCut(cutter, kept, 3))) << "minimum size 3";
+    EXPECT_TRUE(sameCut(refCut(n, result.edges, kept, 3), runCut(cutter, kept, 3)))
+      << "minimum size 3";
 
     // The "< t" convention: edges of length t cut too.
     const std::size_t below = cutter.edgesAtMost(std::nextafter(t, -Inf));
@@ -1246,7 +1306,8 @@ TEST_P(ClusterDataSet, CountsAtPercentiles)
     ASSERT_GE(strict.info.sizes.size(), largestIfCut.size());
     for (std::size_t k = 0; k < largestIfCut.size(); ++k)
     {
-      EXPECT_EQ(static_cast<double>(strict.info.sizes[k]), largestIfCut[k]) << "cluster " << k << ", '< t'";
+      EXPECT_EQ(static_cast<double>(strict.info.sizes[k]), largestIfCut[k])
+        << "cluster " << k << ", '< t'";
     }
   }
 }

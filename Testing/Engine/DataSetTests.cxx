@@ -3,9 +3,9 @@
 //
 // The real clouds of Testing/Data (always) and of ../shared/data (EMST_SHARED_DIR, when it is
 // there) against their exact reference values (NAME.ref.json: Delaunay MST cross-checked by brute
-// force), on every backend. Each set also gives a ~2500-point strided subsample that is compared bit
-// for bit with the contract reference (real ties: tsp_pla85900 has 42 distinct MST edge lengths,
-// the LiDAR sets' integer coordinates many equal ones).
+// force), on every backend. Each set also gives a ~2500-point strided subsample that is compared
+// bit for bit with the contract reference (real ties: tsp_pla85900 has 42 distinct MST edge
+// lengths, the LiDAR sets' integer coordinates many equal ones).
 #include "TestSupport.h"
 
 #include "emst/PointFile.h"
@@ -55,10 +55,12 @@ class DataSet : public DataSetTest
 };
 
 INSTANTIATE_TEST_SUITE_P(Repo, DataSet,
-  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
+  testing::Combine(
+    testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
   dataSetParamName);
 INSTANTIATE_TEST_SUITE_P(Shared, DataSet,
-  testing::Combine(testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(sharedDataDir()))),
+  testing::Combine(
+    testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(sharedDataDir()))),
   dataSetParamName);
 
 } // namespace
@@ -89,7 +91,8 @@ TEST_P(DataSet, MatchesReference)
   EXPECT_TRUE(isSpanningTree(cloud, result->edges)) << name;
   EXPECT_TRUE(exactLengthsAndOrder(cloud, result->edges)) << name;
   // The keys are double squared distances: the data's README asks 1e-12 of double arithmetic.
-  EXPECT_TRUE(weightClose(ref.totalWeight, result->totalWeight, 1e-12)) << name << " vs " << name << ".ref.json";
+  EXPECT_TRUE(weightClose(ref.totalWeight, result->totalWeight, 1e-12))
+    << name << " vs " << name << ".ref.json";
   EXPECT_TRUE(weightClose(compensatedSum(result->edges), result->totalWeight, 1e-12))
     << name << ": Result::totalWeight vs the sum of its edges";
   EXPECT_EQ(static_cast<double>(zeroLengthEdges(result->edges)), ref.extraCopies)
@@ -115,8 +118,9 @@ TEST_P(DataSet, SubsampleMatchesContract)
     }
     ++sample.count;
   }
-  const Cloud cloud = cloudOf(sample, name + " every " + std::to_string(step) + "th point (" +
-      std::to_string(sample.count) + " points)");
+  const Cloud cloud = cloudOf(sample,
+    name + " every " + std::to_string(step) + "th point (" + std::to_string(sample.count) +
+      " points)");
   const auto result = runEngine(cloud, optionsFor(backend));
   ASSERT_TRUE(result);
   EXPECT_TRUE(checkAgainstReferences(cloud, *result, backend));

@@ -6,7 +6,8 @@
 // (Reference.h (b)) and by weight against a brute-force double Prim (a).
 //
 // Naming: tests whose name starts with "Small" use small inputs and few engine calls; the GPU
-// check runs them under compute-sanitizer (memcheck, racecheck) with --gtest_filter='*.Small*/Cuda'.
+// check runs them under compute-sanitizer (memcheck, racecheck) with
+// --gtest_filter='*.Small*/Cuda'.
 #include "TestSupport.h"
 
 #include <algorithm>
@@ -132,7 +133,8 @@ void Engine::sweep(std::uint64_t firstSeed, int clouds, std::size_t largest, boo
     checkOptions.checkCycleProperty = cycle && cloud.count <= 400;
     if (!this->check(cloud, checkOptions) && ++failing >= 5)
     {
-      ADD_FAILURE() << "stopping the sweep after 5 failing clouds (" << c + 1 << " of " << clouds << " run)";
+      ADD_FAILURE() << "stopping the sweep after 5 failing clouds (" << c + 1 << " of " << clouds
+                    << " run)";
       return;
     }
   }
@@ -236,9 +238,8 @@ void expectAllLengths(const emst::Result& result, double length, const std::stri
 TEST_P(Engine, Lattice2D)
 {
   const auto ordered = latticePoints(100, 80, 0);
-  for (const Cloud& cloud :
-    { makeCloud("2D lattice 100x80, ordered", 2, F32, ordered),
-      makeCloud("2D lattice 100x80, shuffled", 2, F64, permuted(ordered, 7)) })
+  for (const Cloud& cloud : { makeCloud("2D lattice 100x80, ordered", 2, F32, ordered),
+         makeCloud("2D lattice 100x80, shuffled", 2, F64, permuted(ordered, 7)) })
   {
     const auto result = runEngine(cloud, this->options());
     ASSERT_TRUE(result);
@@ -268,13 +269,12 @@ TEST_P(Engine, LatticeScaledAndOffset)
 {
   // Spacing 0.1 is inexact in binary: the float32 keys of "equal" edges differ in their last
   // bits, and the contract reference follows exactly those bits.
-  for (const Cloud& cloud :
-    { makeCloud("3D lattice 16^3 spacing 0.1 offset 1000, shuffled", 3, F64,
-        permuted(latticePoints(16, 16, 16, 0.1, 1000.0), 13)),
-      makeCloud("3D lattice 16^3 spacing 0.1 offset 1000, shuffled", 3, F32,
-        permuted(latticePoints(16, 16, 16, 0.1, 1000.0), 14)),
-      makeCloud("2D lattice 60x60 spacing 0.3 offset -77, ordered", 2, F64,
-        latticePoints(60, 60, 0, 0.3, -77.0)) })
+  for (const Cloud& cloud : { makeCloud("3D lattice 16^3 spacing 0.1 offset 1000, shuffled", 3, F64,
+                                permuted(latticePoints(16, 16, 16, 0.1, 1000.0), 13)),
+         makeCloud("3D lattice 16^3 spacing 0.1 offset 1000, shuffled", 3, F32,
+           permuted(latticePoints(16, 16, 16, 0.1, 1000.0), 14)),
+         makeCloud("2D lattice 60x60 spacing 0.3 offset -77, ordered", 2, F64,
+           latticePoints(60, 60, 0, 0.3, -77.0)) })
   {
     EXPECT_TRUE(this->check(cloud));
   }
@@ -284,10 +284,9 @@ TEST_P(Engine, FaceCentredCubic)
 {
   const auto ordered = fccPoints(8);
   const double sqrt2 = std::sqrt(2.0);
-  for (const Cloud& cloud :
-    { makeCloud("FCC lattice 8 cells, ordered", 3, F32, ordered),
-      makeCloud("FCC lattice 8 cells, shuffled", 3, F64, permuted(ordered, 17)),
-      makeCloud("FCC lattice 10 cells, shuffled", 3, F32, permuted(fccPoints(10), 18)) })
+  for (const Cloud& cloud : { makeCloud("FCC lattice 8 cells, ordered", 3, F32, ordered),
+         makeCloud("FCC lattice 8 cells, shuffled", 3, F64, permuted(ordered, 17)),
+         makeCloud("FCC lattice 10 cells, shuffled", 3, F32, permuted(fccPoints(10), 18)) })
   {
     const auto result = runEngine(cloud, this->options());
     ASSERT_TRUE(result);
@@ -428,9 +427,10 @@ void Engine::checkDuplicates(const Cloud& cloud, long expectedDuplicates)
 
 TEST_P(Engine, ManyCopiesOfOnePoint)
 {
-  for (const Cloud& cloud :
-    { makeCloud("2000 copies of one point", 3, F32, std::vector<Point>(2000, Point{ 0.3, -2.0, 7.0 })),
-      makeCloud("2000 copies of one point", 2, F64, std::vector<Point>(2000, Point{ 1e7, -1e-7, 0.0 })) })
+  for (const Cloud& cloud : { makeCloud("2000 copies of one point", 3, F32,
+                                std::vector<Point>(2000, Point{ 0.3, -2.0, 7.0 })),
+         makeCloud("2000 copies of one point", 2, F64,
+           std::vector<Point>(2000, Point{ 1e7, -1e-7, 0.0 })) })
   {
     const auto result = runEngine(cloud, this->options());
     ASSERT_TRUE(result);
@@ -449,8 +449,8 @@ TEST_P(Engine, ManyCopiesOfOnePoint)
   }
   // 100000 copies: long chains of zero-length merges; the expected list is known without a
   // reference.
-  const Cloud many = makeCloud("100000 copies of one point", 3, F64,
-    std::vector<Point>(100000, Point{ -4.0, 8.5, 1e-3 }));
+  const Cloud many = makeCloud(
+    "100000 copies of one point", 3, F64, std::vector<Point>(100000, Point{ -4.0, 8.5, 1e-3 }));
   const auto result = runEngine(many, this->options());
   ASSERT_TRUE(result);
   ASSERT_EQ(result->edges.size(), 99999u);
@@ -504,9 +504,10 @@ TEST_P(Engine, DuplicatedLattice)
 TEST_P(Engine, SmallDuplicates)
 {
   Rng rng(31);
-  const Cloud copies = makeCloud("20 copies of one point", 3, F64, std::vector<Point>(20, Point{ 1, 2, 3 }));
-  const Cloud groups = makeCloud("10 points x 5 copies, shuffled", 2, F32,
-    repeatPoints(uniformPoints(rng, 10, 2), 5, &rng));
+  const Cloud copies =
+    makeCloud("20 copies of one point", 3, F64, std::vector<Point>(20, Point{ 1, 2, 3 }));
+  const Cloud groups = makeCloud(
+    "10 points x 5 copies, shuffled", 2, F32, repeatPoints(uniformPoints(rng, 10, 2), 5, &rng));
   for (const Cloud* cloud : { &copies, &groups })
   {
     this->checkDuplicates(*cloud);
@@ -537,13 +538,12 @@ TEST_P(Engine, DegenerateCollinear)
     alongZ.push_back(Point{ 2.5, -1.0, rng.uniform() });
     alongY.push_back(Point{ 0.0, rng.uniform(-1e3, 1e3), 0.0 });
   }
-  for (const Cloud& cloud :
-    { makeCloud("3D integer points on the line t*(1,2,3)", 3, F32, exact),
-      makeCloud("3D integer points on the line t*(1,2,3)", 3, F64, exact),
-      makeCloud("3D points on a slanted line", 3, F64, slanted),
-      makeCloud("3D points on a line along z", 3, F32, alongZ),
-      makeCloud("3D points on a line along y", 3, F64, alongY),
-      makeCloud("2D points on a line along y", 2, F32, alongY) })
+  for (const Cloud& cloud : { makeCloud("3D integer points on the line t*(1,2,3)", 3, F32, exact),
+         makeCloud("3D integer points on the line t*(1,2,3)", 3, F64, exact),
+         makeCloud("3D points on a slanted line", 3, F64, slanted),
+         makeCloud("3D points on a line along z", 3, F32, alongZ),
+         makeCloud("3D points on a line along y", 3, F64, alongY),
+         makeCloud("2D points on a line along y", 2, F32, alongY) })
   {
     EXPECT_TRUE(this->check(cloud));
   }
@@ -562,10 +562,9 @@ TEST_P(Engine, DegenerateCoplanar)
     const double y = static_cast<double>(rng.below(31 - static_cast<std::uint64_t>(x)));
     integerPlane.push_back(Point{ x, y, 30.0 - x - y });
   }
-  for (const Cloud& cloud :
-    { makeCloud("3D points on the plane z = 5", 3, F32, flat),
-      makeCloud("3D points on a tilted plane", 3, F64, tilted),
-      makeCloud("3D integer points on x+y+z = 30", 3, F32, integerPlane) })
+  for (const Cloud& cloud : { makeCloud("3D points on the plane z = 5", 3, F32, flat),
+         makeCloud("3D points on a tilted plane", 3, F64, tilted),
+         makeCloud("3D integer points on x+y+z = 30", 3, F32, integerPlane) })
   {
     EXPECT_TRUE(this->check(cloud));
   }
@@ -589,10 +588,9 @@ TEST_P(Engine, GeometricGaps)
     }
     std::vector<Point> decreasing(increasing.rbegin(), increasing.rend());
     const std::string name = "x_k = " + std::to_string(c.ratio) + "^k";
-    for (const Cloud& cloud :
-      { makeCloud(name + ", increasing", 3, F64, increasing),
-        makeCloud(name + ", decreasing", 2, F32, decreasing),
-        makeCloud(name + ", shuffled", 3, F32, permuted(increasing, 43)) })
+    for (const Cloud& cloud : { makeCloud(name + ", increasing", 3, F64, increasing),
+           makeCloud(name + ", decreasing", 2, F32, decreasing),
+           makeCloud(name + ", shuffled", 3, F32, permuted(increasing, 43)) })
     {
       const auto result = runEngine(cloud, this->options());
       ASSERT_TRUE(result);
@@ -616,7 +614,8 @@ TEST_P(Engine, GeometricGaps)
       }
       std::sort(chain.begin(), chain.end());
       std::sort(got.begin(), got.end());
-      EXPECT_TRUE(chain == got) << cloud.label << ": the tree is not the chain of consecutive points";
+      EXPECT_TRUE(chain == got) << cloud.label
+                                << ": the tree is not the chain of consecutive points";
     }
   }
 }
@@ -632,8 +631,8 @@ TEST_P(Engine, LargeOffsetFloat64)
   {
     for (int dim : { 2, 3 })
     {
-      const Cloud cloud = makeCloud("offset " + std::to_string(offset) + " + uniform [0,1)", dim, F64,
-        uniformPoints(rng, 2000, dim, 1.0, offset));
+      const Cloud cloud = makeCloud("offset " + std::to_string(offset) + " + uniform [0,1)", dim,
+        F64, uniformPoints(rng, 2000, dim, 1.0, offset));
       EXPECT_TRUE(this->check(cloud));
     }
   }
@@ -645,19 +644,19 @@ TEST_P(Engine, LargeOffsetFloat32)
   Rng rng(53);
   for (int dim : { 2, 3 })
   {
-    const Cloud cloud = makeCloud("float32 1e7 + uniform [0,1e4)", dim, F32,
-      uniformPoints(rng, 2000, dim, 1e4, 1e7));
+    const Cloud cloud =
+      makeCloud("float32 1e7 + uniform [0,1e4)", dim, F32, uniformPoints(rng, 2000, dim, 1e4, 1e7));
     EXPECT_TRUE(this->check(cloud));
-    const Cloud fine = makeCloud("float32 1e7 + uniform [0,30)", dim, F32,
-      uniformPoints(rng, 2000, dim, 30.0, 1e7));
+    const Cloud fine =
+      makeCloud("float32 1e7 + uniform [0,30)", dim, F32, uniformPoints(rng, 2000, dim, 30.0, 1e7));
     EXPECT_TRUE(this->check(fine));
   }
 }
 
 namespace
 {
-std::vector<Point> logUniformPoints(Rng& rng, std::size_t n, int dim, double lowExponent,
-  double highExponent, bool signs)
+std::vector<Point> logUniformPoints(
+  Rng& rng, std::size_t n, int dim, double lowExponent, double highExponent, bool signs)
 {
   std::vector<Point> points(n, Point{ 0, 0, 0 });
   for (Point& p : points)
@@ -687,7 +686,8 @@ TEST_P(Engine, HugeCoordinateRange)
     for (bool signs : { false, true })
     {
       const auto points = logUniformPoints(rng, 1000, dim, -3.0, 30.0, signs);
-      const std::string name = std::string("log-uniform magnitudes 1e-3..1e30") + (signs ? ", signed" : "");
+      const std::string name =
+        std::string("log-uniform magnitudes 1e-3..1e30") + (signs ? ", signed" : "");
       EXPECT_TRUE(this->check(makeCloud(name, dim, F64, points)));
       EXPECT_TRUE(this->check(makeCloud(name, dim, F32, points)));
     }
@@ -712,8 +712,8 @@ TEST_P(Engine, TinyCoordinateRange)
           p[a] = rng.uniform() * extent;
         }
       }
-      EXPECT_TRUE(this->check(makeCloud("uniform in [0, " + std::to_string(extent) + ")^d", dim,
-        F64, points)));
+      EXPECT_TRUE(this->check(
+        makeCloud("uniform in [0, " + std::to_string(extent) + ")^d", dim, F64, points)));
     }
   }
 }
@@ -747,11 +747,10 @@ TEST_P(Engine, SmallCounts)
   {
     for (ScalarType type : { F32, F64 })
     {
-      for (const auto& points :
-        { std::vector<Point>{}, std::vector<Point>{ Point{ 1, 2, 3 } },
-          std::vector<Point>{ Point{ 1, 2, 3 }, Point{ 4, 6, 3 } },
-          std::vector<Point>{ Point{ -1, 0.5, 2 }, Point{ -1, 0.5, 2 } },
-          std::vector<Point>{ Point{ 0, 0, 0 }, Point{ 1, 0, 0 }, Point{ 0, 1, 0 } } })
+      for (const auto& points : { std::vector<Point>{}, std::vector<Point>{ Point{ 1, 2, 3 } },
+             std::vector<Point>{ Point{ 1, 2, 3 }, Point{ 4, 6, 3 } },
+             std::vector<Point>{ Point{ -1, 0.5, 2 }, Point{ -1, 0.5, 2 } },
+             std::vector<Point>{ Point{ 0, 0, 0 }, Point{ 1, 0, 0 }, Point{ 0, 1, 0 } } })
       {
         const Cloud cloud = makeCloud("tiny cloud", dim, type, points);
         const auto result = runEngine(cloud, this->options());
@@ -791,8 +790,8 @@ TEST_P(Engine, SmallCountsNullDataWithZeroCount)
 
 namespace
 {
-std::vector<Point> withNonFinite(Rng& rng, std::vector<Point> points, int dim, double fraction,
-  std::size_t& poisoned)
+std::vector<Point> withNonFinite(
+  Rng& rng, std::vector<Point> points, int dim, double fraction, std::size_t& poisoned)
 {
   poisoned = 0;
   static const double bad[] = { std::numeric_limits<double>::quiet_NaN(),
@@ -849,7 +848,8 @@ TEST_P(Engine, NonFiniteCoordinates)
       EXPECT_EQ(result->stats.nonFinitePoints, poisoned) << cloud.label;
       EXPECT_EQ(result->stats.validPoints, cloud.count - poisoned) << cloud.label;
       EXPECT_TRUE(mentionsNonFinite(result->messages))
-        << cloud.label << ": no message mentions the left-out points; messages:" << joined(result->messages);
+        << cloud.label
+        << ": no message mentions the left-out points; messages:" << joined(result->messages);
     }
   }
 }
@@ -870,8 +870,8 @@ TEST_P(Engine, SmallNonFinite)
   EXPECT_TRUE(mentionsNonFinite(result->messages)) << "messages:" << joined(result->messages);
 
   // Only non-finite points; then exactly one finite point among them.
-  const Cloud none = makeCloud("only NaN/Inf points", 2, F64,
-    { Point{ NaN, 0, 0 }, Point{ Inf, 1, 0 }, Point{ 0, -Inf, 0 } });
+  const Cloud none = makeCloud(
+    "only NaN/Inf points", 2, F64, { Point{ NaN, 0, 0 }, Point{ Inf, 1, 0 }, Point{ 0, -Inf, 0 } });
   const auto noTree = runEngine(none, this->options());
   ASSERT_TRUE(noTree);
   EXPECT_TRUE(noTree->edges.empty());
@@ -893,9 +893,11 @@ TEST_P(Engine, Stride)
   // NaN padding: a non-finite scalar outside the point's coordinates must not leave it out.
   for (ScalarType type : { F32, F64 })
   {
-    const Cloud flat = makeCloud("2D points in 3-scalar records", 2, type, clusteredPoints(rng, 3000, 2), 3);
+    const Cloud flat =
+      makeCloud("2D points in 3-scalar records", 2, type, clusteredPoints(rng, 3000, 2), 3);
     EXPECT_TRUE(this->check(flat));
-    const Cloud wide = makeCloud("3D points in 5-scalar records", 3, type, uniformPoints(rng, 3000, 3), 5);
+    const Cloud wide =
+      makeCloud("3D points in 5-scalar records", 3, type, uniformPoints(rng, 3000, 3), 5);
     EXPECT_TRUE(this->check(wide));
     const Cloud padded = makeCloud("3D points in 4-scalar records, padding 1e30", 3, type,
       permuted(latticePoints(12, 12, 12), 79), 4, 1e30);
@@ -906,8 +908,10 @@ TEST_P(Engine, Stride)
 TEST_P(Engine, SmallStride)
 {
   Rng rng(83);
-  EXPECT_TRUE(this->check(makeCloud("2D points in 3-scalar records", 2, F32, uniformPoints(rng, 100, 2), 3)));
-  EXPECT_TRUE(this->check(makeCloud("3D points in 7-scalar records", 3, F64, uniformPoints(rng, 100, 3), 7)));
+  EXPECT_TRUE(
+    this->check(makeCloud("2D points in 3-scalar records", 2, F32, uniformPoints(rng, 100, 2), 3)));
+  EXPECT_TRUE(
+    this->check(makeCloud("3D points in 7-scalar records", 3, F64, uniformPoints(rng, 100, 3), 7)));
 }
 
 // ---- errors -----------------------------------------------------------------------------------
@@ -921,16 +925,14 @@ TEST_P(Engine, SmallInvalidInput)
 
   emst::PointCloudView nullData = view;
   nullData.data = nullptr;
-  EXPECT_EQ(this->errorOf(nullData, this->options()), "InvalidInput")
-    << "null data with count > 0";
+  EXPECT_EQ(this->errorOf(nullData, this->options()), "InvalidInput") << "null data with count > 0";
 
   for (int dim : { 1, 4, 0, -1 })
   {
     emst::PointCloudView badDim = view;
     badDim.dimension = dim;
     badDim.stride = 4;
-    EXPECT_EQ(this->errorOf(badDim, this->options()), "InvalidInput")
-      << "dimension " << dim;
+    EXPECT_EQ(this->errorOf(badDim, this->options()), "InvalidInput") << "dimension " << dim;
   }
   // The engine must still work after rejecting input.
   view.dimension = 3;
@@ -994,7 +996,8 @@ struct ProgressLog
 emst::ProgressCallback recorder(ProgressLog& log, int cancelAtCall = 0)
 {
   const std::thread::id caller = std::this_thread::get_id();
-  return [&log, cancelAtCall, caller](double fraction, const char* step) {
+  return [&log, cancelAtCall, caller](double fraction, const char* step)
+  {
     log.fractions.push_back(fraction);
     log.steps.push_back(step ? step : "");
     log.nullStep = log.nullStep || step == nullptr;
@@ -1014,8 +1017,8 @@ void expectSaneProgress(const ProgressLog& log, const std::string& label)
                                       << " (step '" << log.steps[k] << "') is outside [0, 1]";
     if (k > 0)
     {
-      EXPECT_GE(f, log.fractions[k - 1]) << label << ": fractions decrease at call " << k << " (step '"
-                                         << log.steps[k] << "')";
+      EXPECT_GE(f, log.fractions[k - 1])
+        << label << ": fractions decrease at call " << k << " (step '" << log.steps[k] << "')";
     }
   }
 }

@@ -35,8 +35,8 @@ private:
 Cloud fallbackCloud()
 {
   Rng rng(77);
-  return makeCloud("200k clustered points", 3, emst::ScalarType::Float32,
-    clusteredPoints(rng, 200000, 3));
+  return makeCloud(
+    "200k clustered points", 3, emst::ScalarType::Float32, clusteredPoints(rng, 200000, 3));
 }
 
 } // namespace
@@ -87,8 +87,7 @@ TEST(Fallback, AutoRunsOnTheCpuWhenTheGpuIsTooSmall)
   ASSERT_FALSE(result->messages.empty());
   EXPECT_NE(result->messages.front().find("ran on the CPU"), std::string::npos)
     << result->messages.front();
-  EXPECT_NE(result->messages.front().find("memory"), std::string::npos)
-    << result->messages.front();
+  EXPECT_NE(result->messages.front().find("memory"), std::string::npos) << result->messages.front();
   EXPECT_TRUE(sameEdgeLists(result->edges, reference->edges));
   EXPECT_EQ(result->totalWeight, reference->totalWeight);
 }

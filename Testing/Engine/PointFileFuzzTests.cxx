@@ -113,9 +113,8 @@ void expectNoLineLost(const std::string& text, const emst::PointSet& points)
   ASSERT_EQ(points.count + 1, content.size()) << "lines were dropped";
   const std::string& header = content.front();
   const std::size_t k = header[0] == '+' || header[0] == '-' ? 1 : 0;
-  const auto digitAt = [&header](std::size_t at) {
-    return at < header.size() && header[at] >= '0' && header[at] <= '9';
-  };
+  const auto digitAt = [&header](std::size_t at)
+  { return at < header.size() && header[at] >= '0' && header[at] <= '9'; };
   EXPECT_FALSE(digitAt(k) || (k < header.size() && header[k] == '.' && digitAt(k + 1)))
     << "a line that starts like a number was dropped as a header: " << shown(header);
 }
@@ -132,11 +131,11 @@ bool sameValue(double a, double b)
 struct TextCase
 {
   std::string text;
-  int dimension = 0;           ///< of the first point; 0 before it
-  bool headerAllowed = true;   ///< no point and no header yet
+  int dimension = 0;         ///< of the first point; 0 before it
+  bool headerAllowed = true; ///< no point and no header yet
   std::size_t lines = 0;
-  std::size_t badLine = 0;     ///< the first line that must be refused; 0: none
-  std::vector<double> values;  ///< the points' coordinates, when none is refused
+  std::size_t badLine = 0;    ///< the first line that must be refused; 0: none
+  std::vector<double> values; ///< the points' coordinates, when none is refused
 };
 
 /// A number's text; its value is strtod's (the C library, not the reader's from_chars).
@@ -227,10 +226,9 @@ void addPoint(TextCase& c, int dimension, bool commas, Rng& rng, bool longGap = 
     c.dimension = dimension;
   }
   c.headerAllowed = false;
-  const std::string line = longGap
-    ? fields[0] + std::string(100000, ' ') +
+  const std::string line = longGap ? fields[0] + std::string(100000, ' ') +
       joinFields(std::vector<std::string>(fields.begin() + 1, fields.end()), false, rng)
-    : joinFields(fields, commas, rng);
+                                   : joinFields(fields, commas, rng);
   addLine(c, line, rng, mixed);
 }
 
@@ -239,8 +237,8 @@ void addPoint(TextCase& c, int dimension, bool commas, Rng& rng, bool longGap = 
 void addJunk(TextCase& c, int dimension, bool commas, Rng& rng)
 {
   // None is a number, nor makes one when glued after digits.
-  static const char* const tokens[] = { "junk", "1x", "0x1p3", "--1", "1e", "..", "+", "1..2",
-    "#c", "infx", "1e5e5", "- 1", "\"1\"" };
+  static const char* const tokens[] = { "junk", "1x", "0x1p3", "--1", "1e", "..", "+", "1..2", "#c",
+    "infx", "1e5e5", "- 1", "\"1\"" };
   std::vector<std::string> fields;
   for (int k = 0; k < dimension; ++k)
   {
@@ -278,7 +276,7 @@ void addJunk(TextCase& c, int dimension, bool commas, Rng& rng)
       for (std::size_t k = 0; k < length; ++k)
       {
         const char c = static_cast<char>('!' + rng.below(94)); // printable, no blank
-        junk += c == ',' ? ';' : c;                              // and no second field
+        junk += c == ',' ? ';' : c;                            // and no second field
       }
       fields.assign(1, junk);
       commas = false;
@@ -376,8 +374,8 @@ F32Case makeF32Case(Rng& rng)
     return c;
   }
   static const std::uint32_t oddDimensions[] = { 0, 1, 4, 7, 0xffffffffu, 0x80000003u };
-  const std::uint32_t dim = rng.below(5) > 0 ? static_cast<std::uint32_t>(2 + rng.below(2))
-                                            : oddDimensions[rng.below(6)];
+  const std::uint32_t dim =
+    rng.below(5) > 0 ? static_cast<std::uint32_t>(2 + rng.below(2)) : oddDimensions[rng.below(6)];
   std::uint64_t n = rng.below(40);
   switch (rng.below(8))
   {

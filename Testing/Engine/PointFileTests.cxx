@@ -34,7 +34,8 @@ void expectReadError(const std::string& path, const std::string& reason)
   {
     EXPECT_EQ(e.code(), emst::ErrorCode::InvalidInput) << e.what();
     const std::string message = e.what();
-    EXPECT_NE(message.find(path), std::string::npos) << "the message does not name the file: " << message;
+    EXPECT_NE(message.find(path), std::string::npos)
+      << "the message does not name the file: " << message;
     EXPECT_NE(message.find(reason), std::string::npos)
       << "the message does not say '" << reason << "': " << message;
   }
@@ -245,7 +246,8 @@ TEST(PointFile, TextExactFloat32Decimals)
   for (float v : values)
   {
     char buffer[200];
-    std::snprintf(buffer, sizeof(buffer), "%.60g %.60g\n", static_cast<double>(v), static_cast<double>(v));
+    std::snprintf(
+      buffer, sizeof(buffer), "%.60g %.60g\n", static_cast<double>(v), static_cast<double>(v));
     text += buffer;
   }
   const std::string path = tempPath("exact.xyz");
@@ -323,8 +325,8 @@ TEST(PointFile, TextHeaders)
 
 TEST(PointFile, WriteEdges)
 {
-  const std::vector<emst::Edge> edges = { { 0, 1, 0.0 }, { 2, 5, 0.1 }, { 1, 4294967294u, 1.0 / 3.0 },
-    { 3, 7, 1e300 } };
+  const std::vector<emst::Edge> edges = { { 0, 1, 0.0 }, { 2, 5, 0.1 },
+    { 1, 4294967294u, 1.0 / 3.0 }, { 3, 7, 1e300 } };
   const std::string path = tempPath("edges.txt");
   emst::writeEdges(path, edges);
   std::ifstream in(path);
@@ -352,7 +354,8 @@ TEST(PointFile, WriteEdges)
   }
   catch (const emst::Error& e)
   {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/edges.txt"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/edges.txt"), std::string::npos)
+      << e.what();
   }
 }
 

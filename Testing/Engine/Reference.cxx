@@ -30,8 +30,8 @@ std::uint64_t bitsOf(double value)
 std::string describe(const emst::Edge& e)
 {
   char buffer[128];
-  std::snprintf(buffer, sizeof(buffer), "(%u, %u, %.17g [0x%016" PRIx64 "])", static_cast<unsigned>(e.i),
-    static_cast<unsigned>(e.j), e.length, bitsOf(e.length));
+  std::snprintf(buffer, sizeof(buffer), "(%u, %u, %.17g [0x%016" PRIx64 "])",
+    static_cast<unsigned>(e.i), static_cast<unsigned>(e.j), e.length, bitsOf(e.length));
   return buffer;
 }
 
@@ -136,8 +136,8 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
   // squared distances, scaled exactly.
   if (s.validPoints > 0)
   {
-    double hi[3] = { -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-      -std::numeric_limits<double>::infinity() };
+    double hi[3] = { -std::numeric_limits<double>::infinity(),
+      -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity() };
     for (std::size_t k = 0; k < cloud.count; ++k)
     {
       for (int a = 0; s.finite[k] && a < cloud.dimension; ++a)
@@ -304,8 +304,8 @@ ReferenceTree contractMst(const Cloud& cloud)
       return hi < o.hi;
     }
   };
-  const Key none{ std::numeric_limits<double>::infinity(), std::numeric_limits<std::uint32_t>::max(),
-    std::numeric_limits<std::uint32_t>::max() };
+  const Key none{ std::numeric_limits<double>::infinity(),
+    std::numeric_limits<std::uint32_t>::max(), std::numeric_limits<std::uint32_t>::max() };
   std::vector<Key> best(m, none);
   std::vector<char> inTree(m, 0);
   std::vector<char> haveBest(m, 0);
@@ -346,8 +346,8 @@ ReferenceTree contractMst(const Cloud& cloud)
   return tree;
 }
 
-testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
-  const std::vector<emst::Edge>& got, const Cloud* cloud)
+testing::AssertionResult sameEdgeLists(
+  const std::vector<emst::Edge>& expected, const std::vector<emst::Edge>& got, const Cloud* cloud)
 {
   const std::size_t common = std::min(expected.size(), got.size());
   std::size_t first = common;
@@ -375,7 +375,8 @@ testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
     if (cloud)
     {
       const ShiftedCloud s = shiftCloud(*cloud);
-      auto key = [&](const emst::Edge& e) {
+      auto key = [&](const emst::Edge& e)
+      {
         std::ostringstream k;
         if (e.i < cloud->count && e.j < cloud->count)
         {
@@ -388,7 +389,8 @@ testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
         }
         return k.str();
       };
-      out << " (contract keys: expected " << key(expected[first]) << ", got " << key(got[first]) << ")";
+      out << " (contract keys: expected " << key(expected[first]) << ", got " << key(got[first])
+          << ")";
     }
   }
   else
@@ -412,8 +414,8 @@ testing::AssertionResult sameEdgeLists(const std::vector<emst::Edge>& expected,
   std::vector<std::pair<std::uint32_t, std::uint32_t>> onlyExpected, onlyGot;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(onlyExpected));
   std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(onlyGot));
-  out << "; as sets of (i, j): " << onlyExpected.size() << " expected edges missing, " << onlyGot.size()
-      << " unexpected";
+  out << "; as sets of (i, j): " << onlyExpected.size() << " expected edges missing, "
+      << onlyGot.size() << " unexpected";
   if (!onlyExpected.empty())
   {
     out << " (first missing (" << onlyExpected[0].first << ", " << onlyExpected[0].second << ")";
@@ -436,8 +438,8 @@ testing::AssertionResult isSpanningTree(const Cloud& cloud, const std::vector<em
   const std::size_t expected = valid > 0 ? valid - 1 : 0;
   if (edges.size() != expected)
   {
-    return testing::AssertionFailure() << edges.size() << " edges for " << valid
-                                       << " finite points (expected " << expected << ")";
+    return testing::AssertionFailure()
+      << edges.size() << " edges for " << valid << " finite points (expected " << expected << ")";
   }
   UnionFind sets(cloud.count);
   for (std::size_t k = 0; k < edges.size(); ++k)
@@ -445,13 +447,13 @@ testing::AssertionResult isSpanningTree(const Cloud& cloud, const std::vector<em
     const emst::Edge& e = edges[k];
     if (!(e.i < e.j) || e.j >= cloud.count)
     {
-      return testing::AssertionFailure() << "edge " << k << " " << describe(e)
-                                         << " does not have i < j < " << cloud.count;
+      return testing::AssertionFailure()
+        << "edge " << k << " " << describe(e) << " does not have i < j < " << cloud.count;
     }
     if (!cloud.finite(e.i) || !cloud.finite(e.j))
     {
-      return testing::AssertionFailure() << "edge " << k << " " << describe(e)
-                                         << " touches a point with a non-finite coordinate";
+      return testing::AssertionFailure()
+        << "edge " << k << " " << describe(e) << " touches a point with a non-finite coordinate";
     }
     if (!sets.unite(e.i, e.j))
     {
@@ -461,7 +463,8 @@ testing::AssertionResult isSpanningTree(const Cloud& cloud, const std::vector<em
   return testing::AssertionSuccess();
 }
 
-testing::AssertionResult exactLengthsAndOrder(const Cloud& cloud, const std::vector<emst::Edge>& edges)
+testing::AssertionResult exactLengthsAndOrder(
+  const Cloud& cloud, const std::vector<emst::Edge>& edges)
 {
   for (std::size_t k = 0; k < edges.size(); ++k)
   {
@@ -475,22 +478,22 @@ testing::AssertionResult exactLengthsAndOrder(const Cloud& cloud, const std::vec
     {
       char buffer[64];
       std::snprintf(buffer, sizeof(buffer), "%.17g", d);
-      return testing::AssertionFailure() << "edge " << k << " " << describe(e)
-                                         << ": length is not the double distance of its endpoints "
-                                         << buffer;
+      return testing::AssertionFailure()
+        << "edge " << k << " " << describe(e)
+        << ": length is not the double distance of its endpoints " << buffer;
     }
     if (k > 0 && !lessByLength(edges[k - 1], e))
     {
-      return testing::AssertionFailure() << "edges " << k - 1 << " " << describe(edges[k - 1])
-                                         << " and " << k << " " << describe(e)
-                                         << " are not in strictly increasing (length, i, j) order";
+      return testing::AssertionFailure()
+        << "edges " << k - 1 << " " << describe(edges[k - 1]) << " and " << k << " " << describe(e)
+        << " are not in strictly increasing (length, i, j) order";
     }
   }
   return testing::AssertionSuccess();
 }
 
-testing::AssertionResult cycleProperty(const Cloud& cloud, const std::vector<emst::Edge>& edges,
-  double relative)
+testing::AssertionResult cycleProperty(
+  const Cloud& cloud, const std::vector<emst::Edge>& edges, double relative)
 {
   const std::size_t n = cloud.count;
   std::vector<std::vector<std::pair<std::size_t, double>>> adjacent(n);
@@ -538,7 +541,8 @@ testing::AssertionResult cycleProperty(const Cloud& cloud, const std::vector<ems
       }
       if (!seen[v])
       {
-        return testing::AssertionFailure() << "points " << root << " and " << v << " are not connected";
+        return testing::AssertionFailure()
+          << "points " << root << " and " << v << " are not connected";
       }
       const double d = inputDistance(cloud, root, v);
       if (d < longest[v] * (1.0 - relative))
@@ -563,8 +567,9 @@ testing::AssertionResult weightClose(double expected, double got, double relativ
     return testing::AssertionSuccess();
   }
   char buffer[160];
-  std::snprintf(buffer, sizeof(buffer), "total weight %.17g, reference %.17g: relative error %.3e > %.1e",
-    got, expected, expected != 0.0 ? error / std::fabs(expected) : error, relative);
+  std::snprintf(buffer, sizeof(buffer),
+    "total weight %.17g, reference %.17g: relative error %.3e > %.1e", got, expected,
+    expected != 0.0 ? error / std::fabs(expected) : error, relative);
   return testing::AssertionFailure() << buffer;
 }
 

@@ -65,12 +65,13 @@ testing::AssertionResult isSpanningTree(const Cloud& cloud, const std::vector<em
 
 /// Every length equals inputDistance(i, j) exactly and the list is strictly increasing in
 /// (length, i, j).
-testing::AssertionResult exactLengthsAndOrder(const Cloud& cloud, const std::vector<emst::Edge>& edges);
+testing::AssertionResult exactLengthsAndOrder(
+  const Cloud& cloud, const std::vector<emst::Edge>& edges);
 
 /// Cycle property: every pair of finite points is at least as far apart as the longest tree edge
 /// on the path between them (relative tolerance `relative`). O(n^2): small clouds only.
-testing::AssertionResult cycleProperty(const Cloud& cloud, const std::vector<emst::Edge>& edges,
-  double relative = 1e-6);
+testing::AssertionResult cycleProperty(
+  const Cloud& cloud, const std::vector<emst::Edge>& edges, double relative = 1e-6);
 
 /// |got - expected| <= relative * expected (and got == 0 when expected == 0).
 testing::AssertionResult weightClose(double expected, double got, double relative = 1e-6);

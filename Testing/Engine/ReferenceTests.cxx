@@ -34,7 +34,8 @@ std::vector<emst::Edge> contractKruskal(const Cloud& cloud)
   std::sort(pairs.begin(), pairs.end());
   std::vector<std::uint32_t> parent(cloud.count);
   std::iota(parent.begin(), parent.end(), 0u);
-  auto find = [&](std::uint32_t x) {
+  auto find = [&](std::uint32_t x)
+  {
     while (parent[x] != x)
     {
       x = parent[x] = parent[parent[x]];
@@ -55,9 +56,9 @@ std::vector<emst::Edge> contractKruskal(const Cloud& cloud)
       edges.push_back(e);
     }
   }
-  std::sort(edges.begin(), edges.end(), [](const emst::Edge& x, const emst::Edge& y) {
-    return std::tie(x.length, x.i, x.j) < std::tie(y.length, y.i, y.j);
-  });
+  std::sort(edges.begin(), edges.end(),
+    [](const emst::Edge& x, const emst::Edge& y)
+    { return std::tie(x.length, x.i, x.j) < std::tie(y.length, y.i, y.j); });
   return edges;
 }
 
@@ -66,9 +67,12 @@ std::vector<Cloud> referenceClouds()
   Rng rng(4242);
   std::vector<Cloud> clouds;
   clouds.push_back(makeCloud("uniform", 3, emst::ScalarType::Float64, uniformPoints(rng, 300, 3)));
-  clouds.push_back(makeCloud("clustered", 2, emst::ScalarType::Float32, clusteredPoints(rng, 300, 2)));
-  clouds.push_back(makeCloud("integers", 3, emst::ScalarType::Float32, integerPoints(rng, 300, 3, 6)));
-  clouds.push_back(makeCloud("integers", 2, emst::ScalarType::Float64, integerPoints(rng, 300, 2, 9)));
+  clouds.push_back(
+    makeCloud("clustered", 2, emst::ScalarType::Float32, clusteredPoints(rng, 300, 2)));
+  clouds.push_back(
+    makeCloud("integers", 3, emst::ScalarType::Float32, integerPoints(rng, 300, 3, 6)));
+  clouds.push_back(
+    makeCloud("integers", 2, emst::ScalarType::Float64, integerPoints(rng, 300, 2, 9)));
   auto lattice = latticePoints(6, 7, 5);
   rng.shuffle(lattice);
   clouds.push_back(makeCloud("lattice, shuffled", 3, emst::ScalarType::Float32, lattice));
@@ -79,8 +83,8 @@ std::vector<Cloud> referenceClouds()
   withNaN[3][1] = std::numeric_limits<double>::quiet_NaN();
   withNaN[50][0] = -std::numeric_limits<double>::infinity();
   clouds.push_back(makeCloud("offset 1e7 with NaN", 3, emst::ScalarType::Float64, withNaN));
-  clouds.push_back(makeCloud("copies", 3, emst::ScalarType::Float32,
-    repeatPoints(uniformPoints(rng, 20, 3), 6, &rng)));
+  clouds.push_back(makeCloud(
+    "copies", 3, emst::ScalarType::Float32, repeatPoints(uniformPoints(rng, 20, 3), 6, &rng)));
   return clouds;
 }
 
@@ -122,7 +126,8 @@ TEST(Reference, LatticeAndCopies)
   EXPECT_EQ(tree.edges[0].i, 0u);
   EXPECT_EQ(tree.edges[0].j, 1u);
 
-  const Cloud copies = makeCloud("copies", 3, emst::ScalarType::Float64, std::vector<Point>(50, Point{ 1, 2, 3 }));
+  const Cloud copies =
+    makeCloud("copies", 3, emst::ScalarType::Float64, std::vector<Point>(50, Point{ 1, 2, 3 }));
   const ReferenceTree star = contractMst(copies);
   ASSERT_EQ(star.edges.size(), 49u);
   for (std::uint32_t k = 0; k < 49; ++k)
@@ -136,7 +141,8 @@ TEST(Reference, LatticeAndCopies)
 TEST(Reference, ShiftUsesFiniteMinimum)
 {
   const Cloud cloud = makeCloud("shift", 2, emst::ScalarType::Float64,
-    { Point{ 1e7 + 0.5, -3, 0 }, Point{ -std::numeric_limits<double>::infinity(), 0, 0 }, Point{ 1e7, 4, 0 } });
+    { Point{ 1e7 + 0.5, -3, 0 }, Point{ -std::numeric_limits<double>::infinity(), 0, 0 },
+      Point{ 1e7, 4, 0 } });
   const ShiftedCloud s = shiftCloud(cloud);
   EXPECT_EQ(s.validPoints, 2u);
   EXPECT_EQ(s.lo[0], 1e7);
@@ -146,14 +152,16 @@ TEST(Reference, ShiftUsesFiniteMinimum)
   EXPECT_EQ(s.key(0, 2), (0.25 + 49.0) * std::ldexp(1.0, 120));
 
   // No extent (all points equal): scale 1.
-  const Cloud same = makeCloud("same", 3, emst::ScalarType::Float32, std::vector<Point>(3, Point{ 1, 2, 3 }));
+  const Cloud same =
+    makeCloud("same", 3, emst::ScalarType::Float32, std::vector<Point>(3, Point{ 1, 2, 3 }));
   EXPECT_EQ(shiftCloud(same).scale, 1.0);
 }
 
 TEST(Reference, CheckersCatchWrongTrees)
 {
   Rng rng(77);
-  const Cloud cloud = makeCloud("uniform", 3, emst::ScalarType::Float64, uniformPoints(rng, 200, 3));
+  const Cloud cloud =
+    makeCloud("uniform", 3, emst::ScalarType::Float64, uniformPoints(rng, 200, 3));
   const ReferenceTree tree = contractMst(cloud);
   ASSERT_TRUE(cycleProperty(cloud, tree.edges));
 
@@ -196,9 +204,9 @@ TEST(Reference, CheckersCatchWrongTrees)
     }
   }
   wrong.push_back(longest);
-  std::sort(wrong.begin(), wrong.end(), [](const emst::Edge& x, const emst::Edge& y) {
-    return std::tie(x.length, x.i, x.j) < std::tie(y.length, y.i, y.j);
-  });
+  std::sort(wrong.begin(), wrong.end(),
+    [](const emst::Edge& x, const emst::Edge& y)
+    { return std::tie(x.length, x.i, x.j) < std::tie(y.length, y.i, y.j); });
   EXPECT_TRUE(isSpanningTree(cloud, wrong));
   EXPECT_TRUE(exactLengthsAndOrder(cloud, wrong));
   EXPECT_FALSE(cycleProperty(cloud, wrong));

@@ -13,7 +13,9 @@ Cloud makeCloud(const std::string& label, int dimension, emst::ScalarType type,
   Cloud cloud;
   cloud.label = label + " (" + std::to_string(points.size()) + " points, " +
     std::to_string(dimension) + "D, " + typeName(type) +
-    (stride && stride != static_cast<std::size_t>(dimension) ? ", stride " + std::to_string(stride) : "") + ")";
+    (stride && stride != static_cast<std::size_t>(dimension) ? ", stride " + std::to_string(stride)
+                                                             : "") +
+    ")";
   cloud.dimension = dimension;
   cloud.count = points.size();
   cloud.stride = stride ? stride : static_cast<std::size_t>(dimension);
@@ -119,8 +121,8 @@ std::vector<Point> latticePoints(int nx, int ny, int nz, double spacing, double 
     {
       for (int x = 0; x < nx; ++x)
       {
-        points.push_back(Point{ offset + spacing * x, offset + spacing * y,
-          nz > 0 ? offset + spacing * z : 0.0 });
+        points.push_back(
+          Point{ offset + spacing * x, offset + spacing * y, nz > 0 ? offset + spacing * z : 0.0 });
       }
     }
   }

@@ -79,8 +79,9 @@ struct Cloud
   double at(std::size_t k, int a) const
   {
     const std::size_t offset = k * this->stride + static_cast<std::size_t>(a);
-    return this->scalarType == emst::ScalarType::Float32 ? static_cast<double>(this->float32[offset])
-                                                         : this->float64[offset];
+    return this->scalarType == emst::ScalarType::Float32
+      ? static_cast<double>(this->float32[offset])
+      : this->float64[offset];
   }
   bool finite(std::size_t k) const
   {
@@ -118,7 +119,8 @@ const char* typeName(emst::ScalarType type);
 // ---- generators (all deterministic in their seed) -------------------------------------------
 
 /// Uniform in [offset, offset + scale)^dim.
-std::vector<Point> uniformPoints(Rng& rng, std::size_t n, int dim, double scale = 1.0, double offset = 0.0);
+std::vector<Point> uniformPoints(
+  Rng& rng, std::size_t n, int dim, double scale = 1.0, double offset = 0.0);
 
 /// Gaussian blobs of very different sizes (log-uniform sigma in [1e-4, 3e-2]) plus 10% background.
 std::vector<Point> clusteredPoints(Rng& rng, std::size_t n, int dim);

@@ -46,22 +46,24 @@ bool cudaUsable(std::string* reason)
   static std::once_flag once;
   static bool usable = false;
   static std::string why;
-  std::call_once(once, [] {
-    try
+  std::call_once(once,
+    []
     {
-      usable = emst::cudaDeviceAvailable(&why);
-    }
-    catch (const std::exception& e)
-    {
-      usable = false;
-      why = std::string("cudaDeviceAvailable threw: ") + e.what();
-    }
-    if (!usable && why.empty())
-    {
-      why = emst::cudaBackendCompiled() ? "no usable CUDA device (no reason given)"
-                                        : "the CUDA backend is not compiled in";
-    }
-  });
+      try
+      {
+        usable = emst::cudaDeviceAvailable(&why);
+      }
+      catch (const std::exception& e)
+      {
+        usable = false;
+        why = std::string("cudaDeviceAvailable threw: ") + e.what();
+      }
+      if (!usable && why.empty())
+      {
+        why = emst::cudaBackendCompiled() ? "no usable CUDA device (no reason given)"
+                                          : "the CUDA backend is not compiled in";
+      }
+    });
   if (reason)
   {
     *reason = why;
@@ -129,8 +131,8 @@ const char* errorCodeName(emst::ErrorCode code)
   return "?";
 }
 
-std::optional<emst::Result> runEngine(const emst::PointCloudView& view, const std::string& label,
-  const emst::Options& options)
+std::optional<emst::Result> runEngine(
+  const emst::PointCloudView& view, const std::string& label, const emst::Options& options)
 {
   try
   {
@@ -138,12 +140,14 @@ std::optional<emst::Result> runEngine(const emst::PointCloudView& view, const st
   }
   catch (const emst::Error& e)
   {
-    ADD_FAILURE() << "computeEmst on " << label << " with backend " << emst::backendName(options.backend)
-                  << " threw emst::Error(" << errorCodeName(e.code()) << "): " << e.what();
+    ADD_FAILURE() << "computeEmst on " << label << " with backend "
+                  << emst::backendName(options.backend) << " threw emst::Error("
+                  << errorCodeName(e.code()) << "): " << e.what();
   }
   catch (const std::exception& e)
   {
-    ADD_FAILURE() << "computeEmst on " << label << " with backend " << emst::backendName(options.backend)
+    ADD_FAILURE() << "computeEmst on " << label << " with backend "
+                  << emst::backendName(options.backend)
                   << " threw a non-emst exception: " << e.what();
   }
   return std::nullopt;
@@ -154,11 +158,12 @@ std::optional<emst::Result> runEngine(const Cloud& cloud, const emst::Options& o
   return runEngine(cloud.view(), cloud.label, options);
 }
 
-bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst::Backend backend,
-  const CheckOptions& check)
+bool checkAgainstReferences(
+  const Cloud& cloud, const emst::Result& result, emst::Backend backend, const CheckOptions& check)
 {
   bool ok = true;
-  auto expectTrue = [&](const testing::AssertionResult& r, const char* what) {
+  auto expectTrue = [&](const testing::AssertionResult& r, const char* what)
+  {
     if (!r)
     {
       ADD_FAILURE() << cloud.label << ": " << what << ": " << r.message();
@@ -167,7 +172,8 @@ bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst
   };
 
   const ReferenceTree contract = contractMst(cloud);
-  expectTrue(sameEdgeLists(contract.edges, result.edges, &cloud), "edge list vs the contract reference");
+  expectTrue(
+    sameEdgeLists(contract.edges, result.edges, &cloud), "edge list vs the contract reference");
   expectTrue(isSpanningTree(cloud, result.edges), "spanning tree");
   expectTrue(exactLengthsAndOrder(cloud, result.edges), "lengths and order");
   expectTrue(weightClose(compensatedSum(result.edges), result.totalWeight, 1e-12),
@@ -184,10 +190,12 @@ bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst
   }
 
   const emst::Stats& s = result.stats;
-  auto expectEqual = [&](std::size_t expected, std::size_t got, const char* what) {
+  auto expectEqual = [&](std::size_t expected, std::size_t got, const char* what)
+  {
     if (expected != got)
     {
-      ADD_FAILURE() << cloud.label << ": Stats::" << what << " is " << got << ", expected " << expected;
+      ADD_FAILURE() << cloud.label << ": Stats::" << what << " is " << got << ", expected "
+                    << expected;
       ok = false;
     }
   };
@@ -196,12 +204,13 @@ bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst
   expectEqual(cloud.count - contract.validPoints, s.nonFinitePoints, "nonFinitePoints");
   if (check.expectedDuplicates >= 0)
   {
-    expectEqual(static_cast<std::size_t>(check.expectedDuplicates), s.duplicatePoints, "duplicatePoints");
+    expectEqual(
+      static_cast<std::size_t>(check.expectedDuplicates), s.duplicatePoints, "duplicatePoints");
   }
   if (s.backend != backend)
   {
-    ADD_FAILURE() << cloud.label << ": Stats::backend is " << emst::backendName(s.backend) << ", asked for "
-                  << emst::backendName(backend);
+    ADD_FAILURE() << cloud.label << ": Stats::backend is " << emst::backendName(s.backend)
+                  << ", asked for " << emst::backendName(backend);
     ok = false;
   }
   if (!(s.computeMilliseconds >= 0.0) || !std::isfinite(s.computeMilliseconds))
@@ -283,21 +292,24 @@ void DataSetTest::SetUp()
   {
     return;
   }
-  const std::string what = set.name.empty() ? "no data sets (NAME.f32 + NAME.ref.json) in " + set.folder
-                                            : "no " + set.path(".f32") + " and .ref.json";
+  const std::string what = set.name.empty()
+    ? "no data sets (NAME.f32 + NAME.ref.json) in " + set.folder
+    : "no " + set.path(".f32") + " and .ref.json";
   if (set.folder == repoDataDir())
   {
     FAIL() << what << ": the repository's test sets are missing";
   }
-  GTEST_SKIP() << what << ": set EMST_SHARED_DIR (configure-time cache variable or environment) to "
-                          "the folder holding data/ to run the full-size sets too";
+  GTEST_SKIP() << what
+               << ": set EMST_SHARED_DIR (configure-time cache variable or environment) to "
+                  "the folder holding data/ to run the full-size sets too";
 }
 
 std::string dataSetParamName(const testing::TestParamInfo<DataSetParam>& info)
 {
   const DataSetFile& set = std::get<1>(info.param);
-  std::string name = backendParamName(testing::TestParamInfo<emst::Backend>(std::get<0>(info.param), 0)) +
-    "_" + (set.name.empty() ? std::string("no_data_folder") : set.name);
+  std::string name =
+    backendParamName(testing::TestParamInfo<emst::Backend>(std::get<0>(info.param), 0)) + "_" +
+    (set.name.empty() ? std::string("no_data_folder") : set.name);
   for (char& c : name) // gtest accepts only [A-Za-z0-9_] in parameter names
   {
     if (!std::isalnum(static_cast<unsigned char>(c)))

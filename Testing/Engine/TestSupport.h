@@ -68,8 +68,8 @@ protected:
 /// Runs the engine; an emst::Error (or any exception) becomes a test failure that names the cloud,
 /// the error code and the message, and the result is empty.
 std::optional<emst::Result> runEngine(const Cloud& cloud, const emst::Options& options);
-std::optional<emst::Result> runEngine(const emst::PointCloudView& view, const std::string& label,
-  const emst::Options& options);
+std::optional<emst::Result> runEngine(
+  const emst::PointCloudView& view, const std::string& label, const emst::Options& options);
 
 const char* errorCodeName(emst::ErrorCode code);
 
@@ -81,7 +81,7 @@ struct CheckOptions
 {
   bool checkDoubleWeight = true;
   bool checkCycleProperty = false;
-  double relative = 1e-12; ///< the tree is exact: only the order of the sum differs
+  double relative = 1e-12;      ///< the tree is exact: only the order of the sum differs
   long expectedDuplicates = -1; ///< -1: not checked
 };
 bool checkAgainstReferences(const Cloud& cloud, const emst::Result& result, emst::Backend backend,

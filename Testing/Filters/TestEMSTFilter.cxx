@@ -22,9 +22,9 @@
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
 #include "vtkNew.h"
+#include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
-#include "vtkPointData.h"
 #include "vtkStringArray.h"
 #include "vtkTable.h"
 
@@ -132,7 +132,8 @@ double CheckTree(vtkPolyData* output, const char* label)
   }
   std::vector<vtkIdType> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&parent](vtkIdType a) {
+  auto find = [&parent](vtkIdType a)
+  {
     while (parent[a] != a)
     {
       a = parent[a] = parent[parent[a]];
@@ -150,14 +151,16 @@ double CheckTree(vtkPolyData* output, const char* label)
     output->GetPoint(ids->GetId(1), q);
     const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
     const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
-    EXPECT(std::abs(d - length->GetValue(e)) <= 1e-12 * d, "%s: edge %lld length %.17g, distance %.17g",
-      label, static_cast<long long>(e), length->GetValue(e), d);
+    EXPECT(std::abs(d - length->GetValue(e)) <= 1e-12 * d,
+      "%s: edge %lld length %.17g, distance %.17g", label, static_cast<long long>(e),
+      length->GetValue(e), d);
     const vtkIdType a = find(ids->GetId(0)), b = find(ids->GetId(1));
     EXPECT(a != b, "%s: cycle at edge %lld", label, static_cast<long long>(e));
     parent[a] = b;
     total += length->GetValue(e);
   }
-  EXPECT(std::abs(FieldDouble(output, "TotalLength") - total) <= 1e-9 * total, "%s: TotalLength", label);
+  EXPECT(
+    std::abs(FieldDouble(output, "TotalLength") - total) <= 1e-9 * total, "%s: TotalLength", label);
   return total;
 }
 
@@ -220,13 +223,15 @@ void TestZeroCopyAndPrim()
     filter->Update();
     vtkPolyData* output = filter->GetOutput();
     const char* label = type == VTK_FLOAT ? "float32" : "float64";
-    EXPECT(output->GetPoints() == cloud->GetPoints(), "%s: the output does not share the input's points", label);
+    EXPECT(output->GetPoints() == cloud->GetPoints(),
+      "%s: the output does not share the input's points", label);
     const std::string expected = std::string("zero-copy ") + label + " 3D";
     EXPECT(FieldString(output, "EMSTInput") == expected, "%s: EMSTInput '%s'", label,
       FieldString(output, "EMSTInput").c_str());
     const double total = CheckTree(output, label);
     const double prim = PrimTotal(cloud->GetPoints());
-    EXPECT(std::abs(total - prim) <= 1e-9 * prim, "%s: total %.17g, Prim %.17g", label, total, prim);
+    EXPECT(
+      std::abs(total - prim) <= 1e-9 * prim, "%s: total %.17g, Prim %.17g", label, total, prim);
     EXPECT(FieldString(output, "EMSTBackend").rfind("CPU", 0) == 0, "%s: backend '%s'", label,
       FieldString(output, "EMSTBackend").c_str());
     std::printf("zero-copy %s: %lld points, total %.17g = Prim %.17g\n", label,
@@ -255,7 +260,8 @@ void TestLatticeTies()
     const double n = static_cast<double>(points->GetNumberOfPoints());
     EXPECT(total == n - 1, "lattice depth %d: total %.17g, expected %.17g", depth, total, n - 1);
     const std::string path = FieldString(filter->GetOutput(), "EMSTInput");
-    EXPECT(path.find(depth == 1 ? "2D" : "3D") != std::string::npos, "lattice: EMSTInput '%s'", path.c_str());
+    EXPECT(path.find(depth == 1 ? "2D" : "3D") != std::string::npos, "lattice: EMSTInput '%s'",
+      path.c_str());
     std::printf("lattice %dx%dx%d: total %.17g, %s\n", 13, 11, depth, total, path.c_str());
   }
 }
@@ -296,9 +302,11 @@ void TestProgressAndCancel()
     filter->Update();
     vtkPolyData* output = filter->GetOutput();
     EXPECT(output->GetNumberOfPoints() == 0 && output->GetNumberOfCells() == 0,
-      "cancel at %d: output has %lld points", at, static_cast<long long>(output->GetNumberOfPoints()));
+      "cancel at %d: output has %lld points", at,
+      static_cast<long long>(output->GetNumberOfPoints()));
     EXPECT(log.Errors == 0, "cancel at %d: %d error events", at, log.Errors);
-    std::printf("cancel after progress event %d: empty output after %zu events\n", at, log.Values.size());
+    std::printf(
+      "cancel after progress event %d: empty output after %zu events\n", at, log.Values.size());
   }
   // And the filter works again afterwards.
   log = ProgressLog();
@@ -337,7 +345,8 @@ void TestErrorEvent()
     EXPECT(log.Errors == 1, "Backend CUDA without a GPU: %d error events", log.Errors);
     EXPECT(output->GetNumberOfPoints() == 0 && output->GetNumberOfCells() == 0, "output not empty");
     EXPECT(HasMessage(output, "error: "), "no error in EMSTMessages");
-    EXPECT(output->GetCellData()->GetArray("EdgeLength") != nullptr, "empty output lacks EdgeLength");
+    EXPECT(
+      output->GetCellData()->GetArray("EdgeLength") != nullptr, "empty output lacks EdgeLength");
     std::printf("Backend CUDA without a GPU: ErrorEvent, empty output, '%s'\n",
       FieldString(output, "EMSTMessages", 0).c_str());
   }
@@ -349,7 +358,8 @@ std::vector<vtkIdType> BruteForceGroups(vtkPoints* points, double t)
   const vtkIdType n = points->GetNumberOfPoints();
   std::vector<vtkIdType> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&parent](vtkIdType x) {
+  auto find = [&parent](vtkIdType x)
+  {
     while (parent[x] != x)
     {
       x = parent[x] = parent[parent[x]];
@@ -380,7 +390,8 @@ std::vector<vtkIdType> BruteForceGroups(vtkPoints* points, double t)
 
 /// Expected ClusterId of each point from group roots: ranks by decreasing size, ties by smallest
 /// point, -1 below minimumSize.
-std::vector<int> ExpectedIds(const std::vector<vtkIdType>& root, vtkIdType minimumSize, int& clusters)
+std::vector<int> ExpectedIds(
+  const std::vector<vtkIdType>& root, vtkIdType minimumSize, int& clusters)
 {
   const vtkIdType n = static_cast<vtkIdType>(root.size());
   std::vector<vtkIdType> size(n, 0);
@@ -396,8 +407,8 @@ std::vector<int> ExpectedIds(const std::vector<vtkIdType>& root, vtkIdType minim
       roots.push_back(a);
     }
   }
-  std::stable_sort(roots.begin(), roots.end(),
-    [&size](vtkIdType a, vtkIdType b) { return size[a] > size[b]; });
+  std::stable_sort(
+    roots.begin(), roots.end(), [&size](vtkIdType a, vtkIdType b) { return size[a] > size[b]; });
   std::vector<int> rank(n, -1);
   clusters = 0;
   for (vtkIdType r : roots)
@@ -435,14 +446,16 @@ void TestClusters()
   clusters->Update();
   const std::string treeBackend = FieldString(tree->GetOutput(), "EMSTBackend");
   const std::string cutBackend = FieldString(clusters->GetOutput(), "ClusterBackend");
-  EXPECT(FieldString(clusters->GetOutput(), "ClusterBackend").substr(0, 3) ==
-      treeBackend.substr(0, 3),
+  EXPECT(
+    FieldString(clusters->GetOutput(), "ClusterBackend").substr(0, 3) == treeBackend.substr(0, 3),
     "the cut ran on '%s', the tree on '%s'",
     FieldString(clusters->GetOutput(), "ClusterBackend").c_str(), treeBackend.c_str());
 
   // Thresholds between distinct edge lengths (no tie with a pair distance), from few to all.
-  auto* lengths = vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
-  std::vector<double> sorted(lengths->GetPointer(0), lengths->GetPointer(0) + lengths->GetNumberOfValues());
+  auto* lengths =
+    vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
+  std::vector<double> sorted(
+    lengths->GetPointer(0), lengths->GetPointer(0) + lengths->GetNumberOfValues());
   std::sort(sorted.begin(), sorted.end());
   const vtkIdType n = cloud->GetNumberOfPoints();
   for (double quantile : { 0.0, 0.3, 0.7, 0.95, 0.999 })
@@ -476,11 +489,15 @@ void TestClusters()
         wrong += ids->GetValue(a) != expected[a] ? 1 : 0;
         wrongSize += sizes->GetValue(a) != count[root[a]] ? 1 : 0;
       }
-      EXPECT(wrong == 0 && wrongSize == 0, "t %g, min %lld: %lld ids and %lld sizes differ from brute force", t,
-        static_cast<long long>(minimumSize), static_cast<long long>(wrong), static_cast<long long>(wrongSize));
-      EXPECT(FieldDouble(out, "NumberOfClusters") == expectedClusters, "t %g: %g clusters, expected %d", t,
-        FieldDouble(out, "NumberOfClusters"), expectedClusters);
-      const vtkIdType keptEdges = static_cast<vtkIdType>(std::upper_bound(sorted.begin(), sorted.end(), t) - sorted.begin());
+      EXPECT(wrong == 0 && wrongSize == 0,
+        "t %g, min %lld: %lld ids and %lld sizes differ from brute force", t,
+        static_cast<long long>(minimumSize), static_cast<long long>(wrong),
+        static_cast<long long>(wrongSize));
+      EXPECT(FieldDouble(out, "NumberOfClusters") == expectedClusters,
+        "t %g: %g clusters, expected %d", t, FieldDouble(out, "NumberOfClusters"),
+        expectedClusters);
+      const vtkIdType keptEdges =
+        static_cast<vtkIdType>(std::upper_bound(sorted.begin(), sorted.end(), t) - sorted.begin());
       EXPECT(out->GetNumberOfLines() == keptEdges, "t %g: %lld lines kept, expected %lld", t,
         static_cast<long long>(out->GetNumberOfLines()), static_cast<long long>(keptEdges));
 
@@ -509,7 +526,8 @@ void TestClusters()
         EXPECT(centroid && size && size->GetTuple1(0) == members, "t %g: cluster 0 size", t);
         for (int d = 0; centroid && d < 3; ++d)
         {
-          EXPECT(std::abs(centroid->GetComponent(0, d) - sum[d] / members) <= 1e-9 * (1 + std::abs(sum[d] / members)),
+          EXPECT(std::abs(centroid->GetComponent(0, d) - sum[d] / members) <=
+              1e-9 * (1 + std::abs(sum[d] / members)),
             "t %g: centroid", t);
         }
       }
@@ -528,14 +546,16 @@ void TestClusters()
 
   // Every threshold above re-ran the cut only: the tree ran once, and went to the engine once.
   EXPECT(treeRuns == 1, "the tree ran %d times", treeRuns);
-  EXPECT(clusters->GetTreeUploads() == 1, "the tree went to the engine %d times", clusters->GetTreeUploads());
+  EXPECT(clusters->GetTreeUploads() == 1, "the tree went to the engine %d times",
+    clusters->GetTreeUploads());
 
   // A new tree (new input) is handed over again.
   tree->SetBackendToCPU();
   clusters->Update();
   EXPECT(treeRuns == 2 && clusters->GetTreeUploads() == 2, "after a new tree: %d runs, %d uploads",
     treeRuns, clusters->GetTreeUploads());
-  std::printf("clusters: %lld points, tree on %s, cut on %s, brute-force FoF equal at 5 thresholds\n",
+  std::printf(
+    "clusters: %lld points, tree on %s, cut on %s, brute-force FoF equal at 5 thresholds\n",
     static_cast<long long>(n), treeBackend.c_str(), cutBackend.c_str());
 
   // The hierarchy: n - 1 merges, heights in order, sizes adding up.
@@ -543,7 +563,8 @@ void TestClusters()
   hierarchy->SetInputConnection(tree->GetOutputPort());
   hierarchy->Update();
   vtkTable* z = hierarchy->GetOutput();
-  EXPECT(z->GetNumberOfRows() == n - 1, "hierarchy: %lld rows", static_cast<long long>(z->GetNumberOfRows()));
+  EXPECT(z->GetNumberOfRows() == n - 1, "hierarchy: %lld rows",
+    static_cast<long long>(z->GetNumberOfRows()));
   vtkDataArray* c1 = vtkDataArray::SafeDownCast(z->GetColumnByName("Cluster1"));
   vtkDataArray* c2 = vtkDataArray::SafeDownCast(z->GetColumnByName("Cluster2"));
   vtkDataArray* height = vtkDataArray::SafeDownCast(z->GetColumnByName("Height"));
@@ -555,7 +576,8 @@ void TestClusters()
     int bad = 0;
     for (vtkIdType r = 0; r < n - 1; ++r)
     {
-      const auto a = static_cast<vtkIdType>(c1->GetTuple1(r)), b = static_cast<vtkIdType>(c2->GetTuple1(r));
+      const auto a = static_cast<vtkIdType>(c1->GetTuple1(r)),
+                 b = static_cast<vtkIdType>(c2->GetTuple1(r));
       bad += !(a < b && b < n + r) ? 1 : 0;
       bad += height->GetTuple1(r) != sorted[r] ? 1 : 0;
       clusterSize[n + r] = clusterSize[a] + clusterSize[b];
@@ -610,7 +632,8 @@ void TestClustersBackend()
 
   // The reference: brute-force friends-of-friends between two edge lengths near the median.
   auto* lengths = vtkDoubleArray::SafeDownCast(cpuTree->GetCellData()->GetArray("EdgeLength"));
-  std::vector<double> sorted(lengths->GetPointer(0), lengths->GetPointer(0) + lengths->GetNumberOfValues());
+  std::vector<double> sorted(
+    lengths->GetPointer(0), lengths->GetPointer(0) + lengths->GetNumberOfValues());
   std::sort(sorted.begin(), sorted.end());
   const double t = 0.5 * (sorted[sorted.size() / 2] + sorted[sorted.size() / 2 + 1]);
   int expectedClusters = 0;
@@ -623,7 +646,8 @@ void TestClustersBackend()
     GpuRule, ///< the GPU when usable
     Cuda     ///< asked for the GPU: an error without one
   };
-  auto check = [&](vtkEMSTClusters* clusters, Expect expect, const char* label) {
+  auto check = [&](vtkEMSTClusters* clusters, Expect expect, const char* label)
+  {
     ProgressLog log;
     vtkNew<vtkCallbackCommand> errors;
     errors->SetCallback(OnError);
@@ -671,7 +695,8 @@ void TestClustersBackend()
     std::printf("clusters backend, %s: ran on '%s'%s, %d clusters as brute force\n", label,
       ran.c_str(), fellBack ? " (no usable GPU)" : "", expectedClusters);
   };
-  auto run = [&](vtkPolyData* input, int backend, Expect expect, const char* label) {
+  auto run = [&](vtkPolyData* input, int backend, Expect expect, const char* label)
+  {
     vtkNew<vtkEMSTClusters> clusters;
     clusters->SetInputData(input);
     clusters->SetBackend(backend);

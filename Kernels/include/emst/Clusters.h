@@ -26,13 +26,13 @@ namespace emst
 /// What a cut gives besides the per-point arrays.
 struct Clustering
 {
-  std::size_t keptEdges = 0;   ///< edges of the tree that were kept (a prefix of the sorted list)
-  std::size_t groups = 0;      ///< connected groups after the cut, those below the minimum size too
+  std::size_t keptEdges = 0; ///< edges of the tree that were kept (a prefix of the sorted list)
+  std::size_t groups = 0;    ///< connected groups after the cut, those below the minimum size too
   /// Clusters: groups of at least the minimum size, by decreasing size, ties by smallest point
   /// index. Cluster k has sizes[k] points, and firstPoint[k] is its smallest point index.
   std::vector<std::uint64_t> sizes;
   std::vector<std::uint32_t> firstPoint;
-  std::size_t noisePoints = 0; ///< points in groups below the minimum size (cluster id -1)
+  std::size_t noisePoints = 0;    ///< points in groups below the minimum size (cluster id -1)
   Backend backend = Backend::Cpu; ///< where the cut ran
   double milliseconds = 0.0;      ///< the cut on the backend (download of the arrays excluded)
   double downloadMilliseconds = 0.0;
@@ -70,7 +70,7 @@ public:
   std::size_t edgeCount() const;
   /// The edges in the order the cutter uses, (length, i, j) with i < j.
   const std::vector<Edge>& sortedEdges() const;
-  Backend backend() const;            ///< Cuda or Cpu, never Auto
+  Backend backend() const; ///< Cuda or Cpu, never Auto
   const std::string& deviceName() const;
   const std::vector<std::string>& messages() const; ///< notes from construction (fallback, sort)
 
@@ -86,8 +86,8 @@ public:
   /// at least `minimumClusterSize` points, else -1 (noise); groupSize[p] = the size of p's group
   /// (noise included). Either pointer may be null when that array is not wanted; both are host
   /// memory of pointCount() values. The result does not depend on the backend or the run.
-  Clustering cut(std::size_t keptEdges, std::size_t minimumClusterSize,
-    std::int32_t* clusterId, std::int64_t* groupSize);
+  Clustering cut(std::size_t keptEdges, std::size_t minimumClusterSize, std::int32_t* clusterId,
+    std::int64_t* groupSize);
 
   class Impl;
 

@@ -48,9 +48,9 @@ struct PointCloudView
 {
   const void* data = nullptr;
   ScalarType scalarType = ScalarType::Float32;
-  int dimension = 3;       ///< 2 or 3
-  std::size_t count = 0;   ///< number of points, below 2^32 - 1
-  std::size_t stride = 0;  ///< scalars between consecutive points; 0 means `dimension`
+  int dimension = 3;      ///< 2 or 3
+  std::size_t count = 0;  ///< number of points, below 2^32 - 1
+  std::size_t stride = 0; ///< scalars between consecutive points; 0 means `dimension`
   MemorySpace memory = MemorySpace::Host;
 };
 
@@ -65,12 +65,12 @@ struct Edge
 
 enum class ErrorCode
 {
-  InvalidInput,       ///< null data, bad dimension, too many points, ...
-  OutOfMemory,        ///< the backend could not allocate its working memory
-  DeviceUnavailable,  ///< CUDA requested but not compiled in, no device, or no driver
-  DeviceError,        ///< a CUDA call or kernel failed
-  Cancelled,          ///< the progress callback asked to stop
-  Internal            ///< a broken invariant: a bug, please report it
+  InvalidInput,      ///< null data, bad dimension, too many points, ...
+  OutOfMemory,       ///< the backend could not allocate its working memory
+  DeviceUnavailable, ///< CUDA requested but not compiled in, no device, or no driver
+  DeviceError,       ///< a CUDA call or kernel failed
+  Cancelled,         ///< the progress callback asked to stop
+  Internal           ///< a broken invariant: a bug, please report it
 };
 
 /// Every failure of the engine is reported as an emst::Error (never a crash or a hang).
@@ -97,9 +97,9 @@ struct Options
 {
   Backend backend = Backend::Auto;
   ProgressCallback progress;
-  int cpuThreads = 0;             ///< CPU backend threads; 0 = the OpenMP default
-  int cudaDevice = 0;             ///< CUDA device ordinal
-  bool keepDeviceMemory = false;  ///< keep the GPU memory pool between calls (benchmarks)
+  int cpuThreads = 0;            ///< CPU backend threads; 0 = the OpenMP default
+  int cudaDevice = 0;            ///< CUDA device ordinal
+  bool keepDeviceMemory = false; ///< keep the GPU memory pool between calls (benchmarks)
 };
 
 struct PhaseTime
@@ -110,9 +110,9 @@ struct PhaseTime
 
 struct Stats
 {
-  Backend backend = Backend::Cpu;  ///< the backend that ran (never Auto)
-  std::string deviceName;          ///< GPU name, or "CPU (N threads)"
-  int rounds = 0;                  ///< Boruvka rounds
+  Backend backend = Backend::Cpu; ///< the backend that ran (never Auto)
+  std::string deviceName;         ///< GPU name, or "CPU (N threads)"
+  int rounds = 0;                 ///< Boruvka rounds
   std::size_t inputPoints = 0;
   std::size_t validPoints = 0;      ///< points with finite coordinates
   std::size_t nonFinitePoints = 0;  ///< left out of the tree (no edges)
@@ -120,9 +120,9 @@ struct Stats
   std::vector<PhaseTime> phases;    ///< compute phases, in order
   double computeMilliseconds = 0.0; ///< points in backend memory -> sorted edges in backend memory
   double uploadMilliseconds = 0.0;  ///< host -> device copy of the points (CUDA, host input)
-  double downloadMilliseconds = 0.0;///< device -> host copy of the edges (CUDA)
-  std::size_t peakBackendBytes = 0; ///< peak working memory of the engine in backend memory
-                                    ///< (device memory for CUDA, heap for CPU), input excluded
+  double downloadMilliseconds = 0.0; ///< device -> host copy of the edges (CUDA)
+  std::size_t peakBackendBytes = 0;  ///< peak working memory of the engine in backend memory
+                                     ///< (device memory for CUDA, heap for CPU), input excluded
 };
 
 struct Result
@@ -130,9 +130,9 @@ struct Result
   /// validPoints - 1 edges (none for fewer than two valid points), ordered totally by
   /// (length, i, j): the same list, bit for bit, on every backend.
   std::vector<Edge> edges;
-  double totalWeight = 0.0;  ///< compensated sum of the lengths, in edge order
+  double totalWeight = 0.0; ///< compensated sum of the lengths, in edge order
   Stats stats;
-  std::vector<std::string> messages;  ///< warnings and notes (left-out points, CPU fallback, ...)
+  std::vector<std::string> messages; ///< warnings and notes (left-out points, CPU fallback, ...)
 };
 
 /// Computes the Euclidean minimum spanning tree of the finite points of `points`.

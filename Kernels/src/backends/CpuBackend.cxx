@@ -45,8 +45,8 @@ public:
     CpuExec exec(0);
     ScopedThreadCount threads(exec.threads());
     Clustering result;
-    cutTree(exec, this->Sorted.data(), this->Points, kept, minimumSize, clusterId, groupSize,
-      result);
+    cutTree(
+      exec, this->Sorted.data(), this->Points, kept, minimumSize, clusterId, groupSize, result);
     return result;
   }
 

@@ -114,7 +114,10 @@ public:
       this->Current -= bytes;
     }
   }
-  std::size_t peakBytes() const { return this->Peak; }
+  std::size_t peakBytes() const
+  {
+    return this->Peak;
+  }
 
   template <class T>
   void fill(T* p, std::size_t n, T value)
@@ -149,7 +152,7 @@ public:
   void beginPhase(const std::string& name)
   {
     this->endCompute();
-    this->Phases.push_back(PhaseTime{name, 0.0});
+    this->Phases.push_back(PhaseTime{ name, 0.0 });
     this->Start = Clock::now();
     this->Open = true;
   }
@@ -163,7 +166,10 @@ public:
       this->Open = false;
     }
   }
-  const std::vector<PhaseTime>& phases() const { return this->Phases; }
+  const std::vector<PhaseTime>& phases() const
+  {
+    return this->Phases;
+  }
 
   /// A step's profiler range: none on the CPU (CudaExec's are NVTX ranges). Its destructor is
   /// user-provided so that the scope object is not reported as an unused variable.
@@ -171,7 +177,10 @@ public:
   {
     ~NoRange() {}
   };
-  NoRange range(const char*) const { return NoRange{}; }
+  NoRange range(const char*) const
+  {
+    return NoRange{};
+  }
 
 private:
   using Clock = std::chrono::steady_clock;

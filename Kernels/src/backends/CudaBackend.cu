@@ -133,8 +133,8 @@ auto translateThrustErrors(F&& f) -> decltype(f())
   catch (const thrust::system_error& error)
   {
     (void)cudaGetLastError();
-    throw Error(ErrorCode::DeviceError, std::string("CUDA error in a Thrust algorithm: ") +
-        error.what());
+    throw Error(
+      ErrorCode::DeviceError, std::string("CUDA error in a Thrust algorithm: ") + error.what());
   }
   catch (const std::bad_alloc&)
   {
@@ -276,46 +276,47 @@ Result runCuda(const PointCloudView& points, const Options& options)
   {
     throw Error(ErrorCode::DeviceUnavailable, "CUDA backend unavailable: " + device.reason);
   }
-  return translateThrustErrors([&]
-  {
-    DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
-    // Refuse up front what cannot fit (about 80 bytes per point at the peak, plus the upload),
-    // rather than failing half-way: Auto then runs on the CPU at once.
-    std::size_t const needed = points.count * 80 + hostInputBytes(points) + (16u << 20);
-    std::size_t const available = session.available();
-    if (needed > available)
+  return translateThrustErrors(
+    [&]
     {
-      throw Error(ErrorCode::OutOfMemory,
-        "the GPU has too little free memory: about " + std::to_string(needed >> 20) +
-          " MiB needed, " + std::to_string(available >> 20) + " MiB free");
-    }
+      DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
+      // Refuse up front what cannot fit (about 80 bytes per point at the peak, plus the upload),
+      // rather than failing half-way: Auto then runs on the CPU at once.
+      std::size_t const needed = points.count * 80 + hostInputBytes(points) + (16u << 20);
+      std::size_t const available = session.available();
+      if (needed > available)
+      {
+        throw Error(ErrorCode::OutOfMemory,
+          "the GPU has too little free memory: about " + std::to_string(needed >> 20) +
+            " MiB needed, " + std::to_string(available >> 20) + " MiB free");
+      }
 
-    Result result;
-    result.stats.backend = Backend::Cuda;
-    result.stats.deviceName = device.name;
-    CudaExec exec(session.stream());
-    std::size_t inputBytes = 0;
-    {
-      DeviceInput input(exec, points, result.stats.uploadMilliseconds);
-      inputBytes = input.bytes();
-      if (points.dimension == 2)
+      Result result;
+      result.stats.backend = Backend::Cuda;
+      result.stats.deviceName = device.name;
+      CudaExec exec(session.stream());
+      std::size_t inputBytes = 0;
       {
-        Boruvka<CudaExec, 2>(exec, options).run(input.view(), result);
+        DeviceInput input(exec, points, result.stats.uploadMilliseconds);
+        inputBytes = input.bytes();
+        if (points.dimension == 2)
+        {
+          Boruvka<CudaExec, 2>(exec, options).run(input.view(), result);
+        }
+        else
+        {
+          Boruvka<CudaExec, 3>(exec, options).run(input.view(), result);
+        }
       }
-      else
+      result.stats.phases = exec.phases();
+      for (const PhaseTime& phase : result.stats.phases)
       {
-        Boruvka<CudaExec, 3>(exec, options).run(input.view(), result);
+        result.stats.computeMilliseconds += phase.milliseconds;
       }
-    }
-    result.stats.phases = exec.phases();
-    for (const PhaseTime& phase : result.stats.phases)
-    {
-      result.stats.computeMilliseconds += phase.milliseconds;
-    }
-    result.stats.downloadMilliseconds = exec.downloadMilliseconds();
-    result.stats.peakBackendBytes = exec.peakBytes() - inputBytes; // the input is not ours
-    return result; // phases() has waited for the stream
-  });
+      result.stats.downloadMilliseconds = exec.downloadMilliseconds();
+      result.stats.peakBackendBytes = exec.peakBytes() - inputBytes; // the input is not ours
+      return result; // phases() has waited for the stream
+    });
 }
 
 namespace
@@ -347,14 +348,15 @@ public:
     std::int64_t* groupSize) override
   {
     ScopedDevice current(this->Device);
-    return translateThrustErrors([&]
-    {
-      CudaExec exec(this->Resources->stream());
-      Clustering result;
-      cutTree(exec, this->Edges->data(), this->Points, kept, minimumSize, clusterId, groupSize,
-        result);
-      return result;
-    });
+    return translateThrustErrors(
+      [&]
+      {
+        CudaExec exec(this->Resources->stream());
+        Clustering result;
+        cutTree(
+          exec, this->Edges->data(), this->Points, kept, minimumSize, clusterId, groupSize, result);
+        return result;
+      });
   }
 
 private:
@@ -371,8 +373,8 @@ private:
 std::unique_ptr<CutBackend> makeCudaCutter(
   std::size_t points, const std::vector<EdgeEnds>& ends, int device)
 {
-  return translateThrustErrors([&]
-    { return std::unique_ptr<CutBackend>(new CudaCutter(points, ends, device)); });
+  return translateThrustErrors(
+    [&] { return std::unique_ptr<CutBackend>(new CudaCutter(points, ends, device)); });
 }
 
 std::string cudaDeviceName(int device)

@@ -26,24 +26,25 @@ namespace emst
 namespace detail
 {
 
-[[noreturn]] inline void throwCudaError(cudaError_t error, const char* call, const char* file,
-  int line)
+[[noreturn]] inline void throwCudaError(
+  cudaError_t error, const char* call, const char* file, int line)
 {
   (void)cudaGetLastError(); // clear a non-sticky error so that clean-up can proceed
   ErrorCode const code =
     error == cudaErrorMemoryAllocation ? ErrorCode::OutOfMemory : ErrorCode::DeviceError;
-  throw Error(code, std::string("CUDA error ") + cudaGetErrorName(error) + " (" +
-      cudaGetErrorString(error) + ") in " + call + " at " + file + ":" + std::to_string(line));
+  throw Error(code,
+    std::string("CUDA error ") + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) +
+      ") in " + call + " at " + file + ":" + std::to_string(line));
 }
 
-#define EMST_CUDA_CHECK(call)                                                                    \
-  do                                                                                             \
-  {                                                                                              \
-    cudaError_t const emstCudaStatus = (call);                                                   \
-    if (emstCudaStatus != cudaSuccess)                                                           \
-    {                                                                                            \
-      ::emst::detail::throwCudaError(emstCudaStatus, #call, __FILE__, __LINE__);                 \
-    }                                                                                            \
+#define EMST_CUDA_CHECK(call)                                                                      \
+  do                                                                                               \
+  {                                                                                                \
+    cudaError_t const emstCudaStatus = (call);                                                     \
+    if (emstCudaStatus != cudaSuccess)                                                             \
+    {                                                                                              \
+      ::emst::detail::throwCudaError(emstCudaStatus, #call, __FILE__, __LINE__);                   \
+    }                                                                                              \
   } while (0)
 
 template <class F>
@@ -159,7 +160,7 @@ public:
 
   cudaStream_t stream() const { return this->Stream; }
 
-  auto policy() { return thrust::cuda::par_nosync(ThrustAllocator{this}).on(this->Stream); }
+  auto policy() { return thrust::cuda::par_nosync(ThrustAllocator{ this }).on(this->Stream); }
 
   template <class F>
   void forEach(std::size_t n, const F& f)
@@ -237,7 +238,7 @@ public:
   template <class T>
   void fill(T* p, std::size_t n, T value)
   {
-    this->forEach(n, FillValue<T>{p, value});
+    this->forEach(n, FillValue<T>{ p, value });
   }
   template <class T>
   T read(const T* p)
@@ -250,8 +251,7 @@ public:
   template <class T>
   void copyToHostUntimed(T* dst, const T* src, std::size_t n)
   {
-    EMST_CUDA_CHECK(
-      cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
+    EMST_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
     EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
   }
   /// A device -> host copy queued on the stream, not waited for (phases() or a sync waits).
@@ -327,7 +327,7 @@ public:
     {
       float ms = 0.0f;
       EMST_CUDA_CHECK(cudaEventElapsedTime(&ms, this->PhaseStart[k], this->PhaseStop[k]));
-      result.push_back(PhaseTime{this->PhaseNames[k], ms});
+      result.push_back(PhaseTime{ this->PhaseNames[k], ms });
     }
     return result;
   }

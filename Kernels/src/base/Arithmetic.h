@@ -166,15 +166,17 @@ EMST_HD EMST_FORCEINLINE double exactKey(const double* a, const double* b, doubl
 /// A float coordinate of the frame is within half an ulp of the largest one, 2^(e-24) (M: the
 /// scaled extent, e = ilogb(M)), of the exact shifted coordinate, so the float coordinate
 /// difference c of two points is within sqrt(Dim) 2^(e-23) < 2^(e-22) = eta of the exact
-/// difference t (|t|^2 = key to 2^-50), and the rounded float squared distance d2 (and a box distance, which never exceeds
-/// it) is within a factor (1 +- 8 * 2^-24) of |c|^2 (underflow only lowers it). Hence
-///   ((sqrt(d2) (1 - 2^-20) - eta)+)^2 (1 - 2^-40) <= key <= (sqrt(d2) (1 + 2^-20) + eta)^2 (1 + 2^-40),
+/// difference t (|t|^2 = key to 2^-50), and the rounded float squared distance d2 (and a box
+/// distance, which never exceeds it) is within a factor (1 +- 8 * 2^-24) of |c|^2 (underflow only
+/// lowers it). Hence
+///   ((sqrt(d2) (1 - 2^-20) - eta)+)^2 (1 - 2^-40) <= key <= (sqrt(d2) (1 + 2^-20) + eta)^2 (1 +
+///   2^-40),
 /// and every bound below follows from these two with generous margins: 2^-16, far above the
 /// rounding of the few float operations (each 2^-24, sqrtf correctly rounded) of a window, so the
 /// search's hot path needs no double arithmetic.
 struct Tolerance
 {
-  float eta;  ///< absolute slack in frame units: 2^(ilogb(M) - 22)
+  float eta; ///< absolute slack in frame units: 2^(ilogb(M) - 22)
 
   /// For a key known to lie within `slack` (frame units, on the root) of root^2: `limit`, at least
   /// the float distance (point or box) of anything whose key can be <= that key (farther is

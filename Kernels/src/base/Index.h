@@ -20,7 +20,7 @@ namespace detail
 {
 
 using Index = std::uint32_t;
-constexpr Index kNone = 0xFFFFFFFFu;  ///< "no point / no node / no component"
+constexpr Index kNone = 0xFFFFFFFFu; ///< "no point / no node / no component"
 
 } // namespace detail
 } // namespace emst

@@ -115,7 +115,8 @@ struct MortonCell
     std::uint64_t const code = (cell >> (shift + 1)) << shift;
     for (int a = 0; a < Dim; ++a)
     {
-      std::uint64_t const q = Dim == 3 ? compactBits3(code >> (2 - a)) : compactBits2(code >> (1 - a));
+      std::uint64_t const q =
+        Dim == 3 ? compactBits3(code >> (2 - a)) : compactBits2(code >> (1 - a));
       int const fixedBits = (prefixBits + Dim - 1 - a) / Dim;
       lo[a] = q;
       hiExclusive[a] = q + (std::uint64_t(1) << (kBits - fixedBits));

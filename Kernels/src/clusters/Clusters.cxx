@@ -65,7 +65,8 @@ std::vector<Edge> copyEdges(const Edge* edges, std::size_t count)
 {
   if (count > 0 && edges == nullptr)
   {
-    throw Error(ErrorCode::InvalidInput, "no edge data given for " + std::to_string(count) + " edges");
+    throw Error(
+      ErrorCode::InvalidInput, "no edge data given for " + std::to_string(count) + " edges");
   }
   return std::vector<Edge>(edges, edges + count);
 }
@@ -111,7 +112,7 @@ public:
       ends.reserve(this->Sorted.size());
       for (const Edge& edge : this->Sorted)
       {
-        ends.push_back(detail::EdgeEnds{edge.i, edge.j});
+        ends.push_back(detail::EdgeEnds{ edge.i, edge.j });
       }
       this->Engine = detail::makeCudaCutter(this->Points, ends, this->CudaDevice);
     }
@@ -131,8 +132,8 @@ public:
 #else
     if (requested == Backend::Cuda)
     {
-      throw Error(ErrorCode::DeviceUnavailable,
-        "CUDA backend unavailable: this build has no CUDA backend");
+      throw Error(
+        ErrorCode::DeviceUnavailable, "CUDA backend unavailable: this build has no CUDA backend");
     }
     this->Messages.emplace_back("this build has no CUDA backend: the cut runs on the CPU");
     return false;
@@ -140,8 +141,8 @@ public:
   }
 };
 
-TreeCutter::TreeCutter(std::size_t points, const Edge* edges, std::size_t edgeCount,
-  Backend backend, int cudaDevice)
+TreeCutter::TreeCutter(
+  std::size_t points, const Edge* edges, std::size_t edgeCount, Backend backend, int cudaDevice)
   : TreeCutter(points, copyEdges(edges, edgeCount), backend, cudaDevice)
 {
 }
@@ -195,9 +196,8 @@ std::size_t TreeCutter::edgesAtMost(double threshold) const
   {
     return 0;
   }
-  return static_cast<std::size_t>(
-    std::upper_bound(sorted.begin(), sorted.end(), threshold,
-      [](double t, const Edge& e) { return t < e.length; }) -
+  return static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), threshold,
+                                    [](double t, const Edge& e) { return t < e.length; }) -
     sorted.begin());
 }
 
@@ -261,8 +261,8 @@ std::vector<Merge> singleLinkageHierarchy(std::size_t points, const std::vector<
     if (a == b)
     {
       throw Error(ErrorCode::InvalidInput,
-        "the edges hold a cycle (edge " + std::to_string(edge.i) + " - " +
-          std::to_string(edge.j) + "): a hierarchy needs a tree or a forest");
+        "the edges hold a cycle (edge " + std::to_string(edge.i) + " - " + std::to_string(edge.j) +
+          "): a hierarchy needs a tree or a forest");
     }
     Merge merge;
     merge.first = std::min(label[a], label[b]);

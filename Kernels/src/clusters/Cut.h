@@ -5,12 +5,13 @@
 // (Kernels/README.md lists what Exec provides). Included by one translation unit per backend.
 //
 // The kept edges are a prefix of the sorted edge list. Their connected groups come from a
-// lock-free union-find in which a link always points to a smaller index (ECL-CC's hooking, Jaiganesh
-// & Burtscher 2018): whatever order the threads run in, every group ends with its smallest point
-// as root. So the result is deterministic, and the tie rule of the cluster ranks (equal sizes:
-// smallest point first) is the order of the roots. Then: group sizes (a histogram over roots),
-// the roots sorted by decreasing size (a stable radix sort on ~size), ranks scattered to the roots
-// and gathered by the points. Every step is a parallel pass over points, edges or groups.
+// lock-free union-find in which a link always points to a smaller index (ECL-CC's hooking,
+// Jaiganesh & Burtscher 2018): whatever order the threads run in, every group ends with its
+// smallest point as root. So the result is deterministic, and the tie rule of the cluster ranks
+// (equal sizes: smallest point first) is the order of the roots. Then: group sizes (a histogram
+// over roots), the roots sorted by decreasing size (a stable radix sort on ~size), ranks scattered
+// to the roots and gathered by the points. Every step is a parallel pass over points, edges or
+// groups.
 #pragma once
 
 #include "backends/Backends.h"
@@ -176,23 +177,23 @@ void cutTree(Exec& exec, const EdgeT* ends, std::size_t points, std::size_t kept
   exec.beginPhase("cut");
   Buffer<std::uint32_t, Exec> parent(exec, points);
   Buffer<std::uint32_t, Exec> counts(exec, points);
-  exec.forEach(points, InitParents{parent.data()});
+  exec.forEach(points, InitParents{ parent.data() });
   exec.fill(counts.data(), points, std::uint32_t(0));
-  exec.forEach(kept, UniteEdges<EdgeT>{ends, parent.data()});
-  exec.forEach(points, CompressAndCount{parent.data(), counts.data()});
+  exec.forEach(kept, UniteEdges<EdgeT>{ ends, parent.data() });
+  exec.forEach(points, CompressAndCount{ parent.data(), counts.data() });
 
   // The roots, in increasing order: the groups' smallest points.
   Buffer<std::uint32_t, Exec> roots(exec, points); // points - kept for a forest; more with cycles
-  std::uint32_t* const rootsEnd = thrust::copy_if(exec.policy(),
-    thrust::counting_iterator<std::uint32_t>(0),
-    thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(points)), roots.data(),
-    IsRoot{parent.data()});
+  std::uint32_t* const rootsEnd =
+    thrust::copy_if(exec.policy(), thrust::counting_iterator<std::uint32_t>(0),
+      thrust::counting_iterator<std::uint32_t>(static_cast<std::uint32_t>(points)), roots.data(),
+      IsRoot{ parent.data() });
   std::size_t const groups = static_cast<std::size_t>(rootsEnd - roots.data());
   result.groups = groups;
 
   // Largest first; the sort is stable, so equal sizes keep the roots' increasing order.
   Buffer<std::uint32_t, Exec> keys(exec, groups);
-  exec.forEach(groups, SizeKey{roots.data(), counts.data(), keys.data()});
+  exec.forEach(groups, SizeKey{ roots.data(), counts.data(), keys.data() });
   thrust::stable_sort_by_key(exec.policy(), keys.data(), keys.data() + groups, roots.data());
   std::size_t clusters = groups;
   if (minimumSize > 0xFFFFFFFFu)
@@ -202,24 +203,25 @@ void cutTree(Exec& exec, const EdgeT* ends, std::size_t points, std::size_t kept
   else if (minimumSize > 1)
   {
     // size >= minimum <=> key <= ~minimum
-    clusters = static_cast<std::size_t>(thrust::upper_bound(exec.policy(), keys.data(),
-                 keys.data() + groups, ~static_cast<std::uint32_t>(minimumSize)) -
-      keys.data());
+    clusters =
+      static_cast<std::size_t>(thrust::upper_bound(exec.policy(), keys.data(), keys.data() + groups,
+                                 ~static_cast<std::uint32_t>(minimumSize)) -
+        keys.data());
   }
 
   Buffer<std::int64_t, Exec> sizeOut(exec, groupSize ? points : 0);
   if (groupSize)
   {
-    exec.forEach(points, GatherGroupSize{parent.data(), counts.data(), sizeOut.data()});
+    exec.forEach(points, GatherGroupSize{ parent.data(), counts.data(), sizeOut.data() });
   }
   Buffer<std::int32_t, Exec> idOut(exec, clusterId ? points : 0);
   if (clusterId)
   {
     std::uint32_t* const rankOfRoot = counts.data(); // the sizes are no longer needed
-    exec.forEach(groups, ScatterRank{roots.data(), rankOfRoot});
+    exec.forEach(groups, ScatterRank{ roots.data(), rankOfRoot });
     exec.forEach(points,
-      GatherClusterId{parent.data(), rankOfRoot, static_cast<std::uint32_t>(clusters),
-        idOut.data()});
+      GatherClusterId{
+        parent.data(), rankOfRoot, static_cast<std::uint32_t>(clusters), idOut.data() });
   }
 
   exec.beginPhase("download");

@@ -27,25 +27,25 @@ namespace detail
 /// 16-byte record so that the search reads a candidate with a single 128-bit load.
 struct alignas(16) PointRecord
 {
-  float x[3];            ///< coordinates minus the bounding box's lower corner (z = 0 in 2D)
-  std::uint32_t comp;    ///< component label, dense in [0, components)
+  float x[3];         ///< coordinates minus the bounding box's lower corner (z = 0 in 2D)
+  std::uint32_t comp; ///< component label, dense in [0, components)
 };
 static_assert(sizeof(PointRecord) == 16, "PointRecord must be one 128-bit load");
 
 /// The distinct points, in Morton order, as the rounds read them.
 struct PointArrays
 {
-  PointRecord* recordOfPoint;  ///< [m] float frame coordinates and component label
-  const Index* inputOfPoint;   ///< [m] input index of each distinct point
-  const Index* leafOfPoint;    ///< [m] the leaf cell holding each point
-  Index count;                 ///< m
+  PointRecord* recordOfPoint; ///< [m] float frame coordinates and component label
+  const Index* inputOfPoint;  ///< [m] input index of each distinct point
+  const Index* leafOfPoint;   ///< [m] the leaf cell holding each point
+  Index count;                ///< m
 };
 
 /// The leaf cells: the points of leaf l are firstPointOfLeaf[l] .. firstPointOfLeaf[l+1]-1.
 struct CellArrays
 {
-  const Index* firstPointOfLeaf;  ///< [L+1], the last entry m
-  Index leaves;                   ///< L
+  const Index* firstPointOfLeaf; ///< [L+1], the last entry m
+  Index leaves;                  ///< L
 };
 
 /// Tuning knob, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY, points
@@ -68,8 +68,8 @@ inline int leafCapacity()
 template <int Dim>
 struct LeafLevel
 {
-  const std::uint64_t* codeOfPoint;  ///< [m], sorted
-  std::uint8_t* levelOfPoint;        ///< [m]
+  const std::uint64_t* codeOfPoint; ///< [m], sorted
+  std::uint8_t* levelOfPoint;       ///< [m]
   std::size_t count;
   int capacity;
   EMST_HD void operator()(std::size_t k) const
@@ -97,8 +97,8 @@ struct LeafLevel
 template <int Dim>
 struct StartsLeaf
 {
-  const std::uint64_t* codeOfPoint;  ///< [m]
-  const std::uint8_t* levelOfPoint;  ///< [m]
+  const std::uint64_t* codeOfPoint; ///< [m]
+  const std::uint8_t* levelOfPoint; ///< [m]
   EMST_HD bool operator()(std::size_t k) const
   {
     if (k == 0)
@@ -113,8 +113,8 @@ struct StartsLeaf
 
 struct LeafOfPoint
 {
-  const Index* firstPointOfLeaf;  ///< [L+1]
-  Index* leafOfPoint;             ///< [m]
+  const Index* firstPointOfLeaf; ///< [L+1]
+  Index* leafOfPoint;            ///< [m]
   EMST_HD void operator()(std::size_t leaf) const
   {
     for (Index k = firstPointOfLeaf[leaf]; k < firstPointOfLeaf[leaf + 1]; ++k)
@@ -131,9 +131,9 @@ template <class T, int Dim>
 struct MakeRecords
 {
   InputPoints<T, Dim> input;
-  const Index* inputOfPoint;   ///< [m]
-  PointRecord* recordOfPoint;  ///< [m]
-  T* exactOfPoint;             ///< [m * Dim]
+  const Index* inputOfPoint;  ///< [m]
+  PointRecord* recordOfPoint; ///< [m]
+  T* exactOfPoint;            ///< [m * Dim]
   Frame frame;
   EMST_HD void operator()(std::size_t k) const
   {
@@ -178,11 +178,11 @@ struct Cells
     return cells;
   }
 
-  std::size_t leaves = 0;                   ///< L
-  Buffer<Index, Exec> firstPointOfLeaf;     ///< [L+1]
-  Buffer<Index, Exec> leafOfPoint;          ///< [m]
-  Buffer<PointRecord, Exec> recordOfPoint;  ///< [m], each point its own component
-  Buffer<T, Exec> exactOfPoint;             ///< [m * Dim] input coordinates, point-major
+  std::size_t leaves = 0;                  ///< L
+  Buffer<Index, Exec> firstPointOfLeaf;    ///< [L+1]
+  Buffer<Index, Exec> leafOfPoint;         ///< [m]
+  Buffer<PointRecord, Exec> recordOfPoint; ///< [m], each point its own component
+  Buffer<T, Exec> exactOfPoint;            ///< [m * Dim] input coordinates, point-major
 };
 
 /// The leaf cells of the distinct points, and the points' records.
@@ -196,8 +196,8 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   Cells<Exec, T, Dim> cells(exec);
   {
     Buffer<std::uint8_t, Exec> levelOfPoint(exec, m);
-    exec.forEach(m, LeafLevel<Dim>{codeOfPoint, levelOfPoint.data(), m, leafCapacity()});
-    StartsLeaf<Dim> const startsLeaf{codeOfPoint, levelOfPoint.data()};
+    exec.forEach(m, LeafLevel<Dim>{ codeOfPoint, levelOfPoint.data(), m, leafCapacity() });
+    StartsLeaf<Dim> const startsLeaf{ codeOfPoint, levelOfPoint.data() };
     cells.leaves =
       static_cast<std::size_t>(thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
     cells.firstPointOfLeaf = Buffer<Index, Exec>(exec, cells.leaves + 1);
@@ -205,12 +205,13 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   }
   exec.fill(cells.firstPointOfLeaf.data() + cells.leaves, 1, static_cast<Index>(m));
   cells.leafOfPoint = Buffer<Index, Exec>(exec, m);
-  exec.forEach(cells.leaves, LeafOfPoint{cells.firstPointOfLeaf.data(), cells.leafOfPoint.data()});
+  exec.forEach(
+    cells.leaves, LeafOfPoint{ cells.firstPointOfLeaf.data(), cells.leafOfPoint.data() });
   cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
   cells.exactOfPoint = Buffer<T, Exec>(exec, m * Dim);
   exec.forEach(m,
-    MakeRecords<T, Dim>{input, distinct.inputOfPoint.data(), cells.recordOfPoint.data(),
-      cells.exactOfPoint.data(), frame});
+    MakeRecords<T, Dim>{ input, distinct.inputOfPoint.data(), cells.recordOfPoint.data(),
+      cells.exactOfPoint.data(), frame });
   return cells;
 }
 

@@ -24,9 +24,9 @@ namespace detail
 /// The tree's edges as the rounds emit them.
 struct TreeEdges
 {
-  Index* edgePoints;         ///< [2(m-1)]: (winner, candidate) pairs, in any order
-  std::uint32_t* edgeCount;  ///< [1] edges emitted so far
-  std::uint32_t capacity;    ///< m-1: more edges would be a bug, caught by the count check
+  Index* edgePoints;        ///< [2(m-1)]: (winner, candidate) pairs, in any order
+  std::uint32_t* edgeCount; ///< [1] edges emitted so far
+  std::uint32_t capacity;   ///< m-1: more edges would be a bug, caught by the count check
 };
 
 /// FindMin2 after the search, which left each component's least key in firstKeyOfComp. Over
@@ -39,14 +39,14 @@ struct TreeEdges
 template <class Metric>
 struct ComponentMinimumEdge
 {
-  Metric metric;                        ///< over the distinct points
+  Metric metric; ///< over the distinct points
   PointArrays points;
   CandidateArrays candidates;
-  const std::uint64_t* firstKeyOfComp;  ///< [k]
-  std::uint64_t* secondKeyOfComp;       ///< [k], kNoKey on entry of the first pass
-  Index* winnerOfComp;                  ///< [k] ComponentArrays::rootOfComp
-  std::uint32_t* tie;                   ///< [1] the round's tie flag, 0 on entry
-  bool settleTies;                      ///< the second pass
+  const std::uint64_t* firstKeyOfComp; ///< [k]
+  std::uint64_t* secondKeyOfComp;      ///< [k], kNoKey on entry of the first pass
+  Index* winnerOfComp;                 ///< [k] ComponentArrays::rootOfComp
+  std::uint32_t* tie;                  ///< [1] the round's tie flag, 0 on entry
+  bool settleTies;                     ///< the second pass
   EMST_HD void operator()(std::size_t p) const
   {
     if (settleTies && loadShared(tie) == 0u)
@@ -137,7 +137,7 @@ struct RootAndEmit
 struct FindRoots
 {
   ComponentArrays comps;
-  std::uint32_t* rootCount;  ///< [1], zero on entry
+  std::uint32_t* rootCount; ///< [1], zero on entry
   EMST_HD void operator()(std::size_t index) const
   {
     Index x = static_cast<Index>(index);
@@ -200,8 +200,8 @@ void connect(Exec& exec, const CandidateArrays& candidates, const ComponentArray
   const TreeEdges& edges, std::size_t known, const std::uint32_t* components)
 {
   auto const range = exec.range("connect");
-  exec.forEachComponent(known, components, HookComponents{candidates, comps});
-  exec.forEachComponent(known, components, RootAndEmit{candidates, comps, edges});
+  exec.forEachComponent(known, components, HookComponents{ candidates, comps });
+  exec.forEachComponent(known, components, RootAndEmit{ candidates, comps, edges });
 }
 
 /// Compact: roots and new labels; *componentsAfter (zero on entry) receives the new count.
@@ -210,8 +210,8 @@ void compact(Exec& exec, const ComponentArrays& comps, std::size_t known,
   const std::uint32_t* components, std::uint32_t* componentsAfter)
 {
   auto const range = exec.range("compact");
-  exec.forEachComponent(known, components, FindRoots{comps, componentsAfter});
-  exec.forEachComponent(known, components, NewLabelOfComponent{comps});
+  exec.forEachComponent(known, components, FindRoots{ comps, componentsAfter });
+  exec.forEachComponent(known, components, NewLabelOfComponent{ comps });
 }
 
 } // namespace detail

@@ -19,25 +19,22 @@ namespace emst
 namespace detail
 {
 
-constexpr std::uint64_t kNoKey = ~std::uint64_t(0);  ///< "no key yet" of a 64-bit minimum
+constexpr std::uint64_t kNoKey = ~std::uint64_t(0); ///< "no key yet" of a 64-bit minimum
 
 /// Per-component arrays of a round. The key and bound arrays are null in the first round, when
 /// every component is one point and its point's answer is its minimum edge.
 struct ComponentArrays
 {
-  std::uint64_t* firstKeyOfComp;   ///< [k] double bits of the least key leaving c
-  std::uint64_t* secondKeyOfComp;  ///< [k] least index pair among the edges with that key
-  std::uint32_t* boundOfComp;      ///< [k] float bits: at least the key of c's minimum edge
-  Index* hookOfComp;               ///< [k]
-  Index* rootOfComp;               ///< [k], also the winners until FindRoots overwrites them
-  Index* newIdOfComp;              ///< [k] dense new label, written for roots only
-  Index* newLabelOfComp;           ///< [k] new label of every component
+  std::uint64_t* firstKeyOfComp;  ///< [k] double bits of the least key leaving c
+  std::uint64_t* secondKeyOfComp; ///< [k] least index pair among the edges with that key
+  std::uint32_t* boundOfComp;     ///< [k] float bits: at least the key of c's minimum edge
+  Index* hookOfComp;              ///< [k]
+  Index* rootOfComp;              ///< [k], also the winners until FindRoots overwrites them
+  Index* newIdOfComp;             ///< [k] dense new label, written for roots only
+  Index* newLabelOfComp;          ///< [k] new label of every component
 
   /// The point of component c whose edge is c's minimum outgoing edge.
-  EMST_HD Index winner(Index c) const
-  {
-    return secondKeyOfComp ? rootOfComp[c] : c;
-  }
+  EMST_HD Index winner(Index c) const { return secondKeyOfComp ? rootOfComp[c] : c; }
 
   /// Clears c's minima and bound for a round: no key yet, no bound.
   EMST_HD EMST_FORCEINLINE void reset(std::size_t c) const
@@ -99,10 +96,7 @@ public:
   }
 
   /// The arrays of round `round` (1, 2, ...).
-  const ComponentArrays& ofRound(int round) const
-  {
-    return round == 1 ? this->First : this->Later;
-  }
+  const ComponentArrays& ofRound(int round) const { return round == 1 ? this->First : this->Later; }
 
   /// The labels the previous round gave its components: none before round one.
   const Index* previousLabels(int round) const
@@ -117,17 +111,20 @@ public:
   {
     if (round == 2)
     {
-      exec.forEachComponent(known, components, ResetComponents{this->Later});
+      exec.forEachComponent(known, components, ResetComponents{ this->Later });
     }
   }
 
 private:
-  unsigned char* at(std::size_t quartersOfH) const { return this->Bytes.data() + quartersOfH * this->H; }
+  unsigned char* at(std::size_t quartersOfH) const
+  {
+    return this->Bytes.data() + quartersOfH * this->H;
+  }
 
   std::size_t H;
   Buffer<unsigned char, Exec> Bytes;
-  ComponentArrays First;  ///< round one's layout
-  ComponentArrays Later;  ///< the other rounds' layout
+  ComponentArrays First; ///< round one's layout
+  ComponentArrays Later; ///< the other rounds' layout
 };
 
 } // namespace detail

@@ -25,7 +25,7 @@ namespace detail
 /// 1 where the sorted code equals a neighbour's: only there can identical points hide.
 struct SharesCode
 {
-  const std::uint64_t* code;  ///< [v], sorted
+  const std::uint64_t* code; ///< [v], sorted
   std::size_t count;
   EMST_HD bool operator()(std::size_t s) const
   {
@@ -37,7 +37,7 @@ struct SharesCode
 struct DuplicateKey
 {
   std::uint64_t code;
-  double x[3];  ///< input coordinates: identical means identical in the input
+  double x[3]; ///< input coordinates: identical means identical in the input
   Index point;
 };
 
@@ -64,10 +64,10 @@ template <class T, int Dim>
 struct MakeDuplicateKey
 {
   InputPoints<T, Dim> input;
-  const Index* slotOfRun;          ///< [r] sorted positions that share their code
-  const std::uint64_t* code;       ///< [v]
-  const Index* pointOfSorted;      ///< [v]
-  DuplicateKey* keyOfRun;          ///< [r]
+  const Index* slotOfRun;     ///< [r] sorted positions that share their code
+  const std::uint64_t* code;  ///< [v]
+  const Index* pointOfSorted; ///< [v]
+  DuplicateKey* keyOfRun;     ///< [r]
   EMST_HD void operator()(std::size_t r) const
   {
     Index const s = slotOfRun[r];
@@ -83,13 +83,10 @@ struct MakeDuplicateKey
 /// runs are contiguous and the code stays the major key).
 struct ScatterDuplicateKey
 {
-  const Index* slotOfRun;      ///< [r]
-  const DuplicateKey* keyOfRun;///< [r], sorted
-  Index* pointOfSorted;        ///< [v]
-  EMST_HD void operator()(std::size_t r) const
-  {
-    pointOfSorted[slotOfRun[r]] = keyOfRun[r].point;
-  }
+  const Index* slotOfRun;       ///< [r]
+  const DuplicateKey* keyOfRun; ///< [r], sorted
+  Index* pointOfSorted;         ///< [v]
+  EMST_HD void operator()(std::size_t r) const { pointOfSorted[slotOfRun[r]] = keyOfRun[r].point; }
 };
 
 /// headOfSorted[s] = s for the first copy of a point, 0 for the other copies (a max-scan then
@@ -98,9 +95,9 @@ template <class T, int Dim>
 struct MarkCopies
 {
   InputPoints<T, Dim> input;
-  const std::uint64_t* code;   ///< [v]
-  const Index* pointOfSorted;  ///< [v]
-  Index* headOfSorted;         ///< [v]
+  const std::uint64_t* code;  ///< [v]
+  const Index* pointOfSorted; ///< [v]
+  Index* headOfSorted;        ///< [v]
   EMST_HD void operator()(std::size_t s) const
   {
     bool copy = false;
@@ -117,13 +114,13 @@ struct MarkCopies
 
 struct IsFirstCopy
 {
-  const Index* headOfSorted;  ///< [v], after the max-scan
+  const Index* headOfSorted; ///< [v], after the max-scan
   EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] == s; }
 };
 
 struct IsLaterCopy
 {
-  const Index* headOfSorted;  ///< [v], after the max-scan
+  const Index* headOfSorted; ///< [v], after the max-scan
   EMST_HD bool operator()(std::size_t s) const { return headOfSorted[s] != s; }
 };
 
@@ -133,11 +130,11 @@ template <class Metric>
 struct CopyEdgeKeys
 {
   EdgeKey<Metric> key;
-  const Index* slotOfCopy;       ///< [d] sorted positions of the later copies
-  const Index* headOfSorted;     ///< [v]
-  const Index* pointOfSorted;    ///< [v]
-  std::uint64_t* lengthBits;     ///< [d]
-  std::uint64_t* pairOfEdge;     ///< [d]
+  const Index* slotOfCopy;    ///< [d] sorted positions of the later copies
+  const Index* headOfSorted;  ///< [v]
+  const Index* pointOfSorted; ///< [v]
+  std::uint64_t* lengthBits;  ///< [d]
+  std::uint64_t* pairOfEdge;  ///< [d]
   EMST_HD void operator()(std::size_t e) const
   {
     Index const s = slotOfCopy[e];
@@ -157,9 +154,9 @@ struct DistinctPoints
   }
   std::size_t size() const { return this->inputOfPoint.size(); }
 
-  Buffer<std::uint64_t, Exec> codeOfPoint;  ///< [m] Morton code of each distinct point, sorted
-  Buffer<Index, Exec> inputOfPoint;         ///< [m] its input index (its first copy's)
-  EdgeKeys<Exec> copyEdges;                 ///< [d] (first copy, later copy)
+  Buffer<std::uint64_t, Exec> codeOfPoint; ///< [m] Morton code of each distinct point, sorted
+  Buffer<Index, Exec> inputOfPoint;        ///< [m] its input index (its first copy's)
+  EdgeKeys<Exec> copyEdges;                ///< [d] (first copy, later copy)
 };
 
 /// Joins the copies of identical points among the sorted finite points (whose buffers it takes
@@ -176,45 +173,45 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
   std::size_t const v = codeOfSorted.size();
   DistinctPoints<Exec> distinct(exec);
   std::size_t const sharing = static_cast<std::size_t>(
-    thrust::count_if(policy, Counting(0), Counting(v), SharesCode{codeOfSorted.data(), v}));
+    thrust::count_if(policy, Counting(0), Counting(v), SharesCode{ codeOfSorted.data(), v }));
   std::size_t copies = 0;
   if (sharing > 0)
   {
     {
       Buffer<Index, Exec> slotOfRun(exec, sharing);
-      thrust::copy_if(policy, Counting(0), Counting(v), slotOfRun.data(),
-        SharesCode{codeOfSorted.data(), v});
+      thrust::copy_if(
+        policy, Counting(0), Counting(v), slotOfRun.data(), SharesCode{ codeOfSorted.data(), v });
       Buffer<DuplicateKey, Exec> keyOfRun(exec, sharing);
       exec.forEach(sharing,
-        MakeDuplicateKey<T, Dim>{input, slotOfRun.data(), codeOfSorted.data(),
-          pointOfSorted.data(), keyOfRun.data()});
+        MakeDuplicateKey<T, Dim>{
+          input, slotOfRun.data(), codeOfSorted.data(), pointOfSorted.data(), keyOfRun.data() });
       thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
       exec.forEach(
-        sharing, ScatterDuplicateKey{slotOfRun.data(), keyOfRun.data(), pointOfSorted.data()});
+        sharing, ScatterDuplicateKey{ slotOfRun.data(), keyOfRun.data(), pointOfSorted.data() });
     }
     Buffer<Index, Exec> headOfSorted(exec, v);
     exec.forEach(v,
-      MarkCopies<T, Dim>{input, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data()});
+      MarkCopies<T, Dim>{ input, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data() });
     thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
       thrust::maximum<Index>());
     copies = static_cast<std::size_t>(
-      thrust::count_if(policy, Counting(0), Counting(v), IsLaterCopy{headOfSorted.data()}));
+      thrust::count_if(policy, Counting(0), Counting(v), IsLaterCopy{ headOfSorted.data() }));
     if (copies > 0)
     {
       {
         Buffer<Index, Exec> slotOfCopy(exec, copies);
-        thrust::copy_if(policy, Counting(0), Counting(v), slotOfCopy.data(),
-          IsLaterCopy{headOfSorted.data()});
+        thrust::copy_if(
+          policy, Counting(0), Counting(v), slotOfCopy.data(), IsLaterCopy{ headOfSorted.data() });
         distinct.copyEdges = EdgeKeys<Exec>(exec, copies);
         exec.forEach(copies,
-          CopyEdgeKeys<Metric>{{metric}, slotOfCopy.data(), headOfSorted.data(),
+          CopyEdgeKeys<Metric>{ { metric }, slotOfCopy.data(), headOfSorted.data(),
             pointOfSorted.data(), distinct.copyEdges.lengthBits.data(),
-            distinct.copyEdges.pairOfEdge.data()});
+            distinct.copyEdges.pairOfEdge.data() });
       }
       std::size_t const m = v - copies;
       Buffer<Index, Exec> slotOfPoint(exec, m);
-      thrust::copy_if(policy, Counting(0), Counting(v), slotOfPoint.data(),
-        IsFirstCopy{headOfSorted.data()});
+      thrust::copy_if(
+        policy, Counting(0), Counting(v), slotOfPoint.data(), IsFirstCopy{ headOfSorted.data() });
       headOfSorted.reset();
       distinct.codeOfPoint = Buffer<std::uint64_t, Exec>(exec, m);
       distinct.inputOfPoint = Buffer<Index, Exec>(exec, m);

@@ -42,7 +42,7 @@ template <class T, int Dim>
 struct InputPoints
 {
   const T* data;
-  std::size_t stride;  ///< scalars between consecutive points
+  std::size_t stride; ///< scalars between consecutive points
 
   EMST_HD double coordinate(std::size_t i, int axis) const
   {
@@ -88,7 +88,7 @@ struct BoundingBox
 {
   double lo[3];
   double hi[3];
-  std::uint64_t count;  ///< finite points inside
+  std::uint64_t count; ///< finite points inside
 };
 
 template <class T, int Dim>
@@ -150,12 +150,12 @@ struct BoxUnion
 template <int Dim>
 struct Quantizer
 {
-  float scale;  ///< lattice cells per unit of shifted coordinate (0 when all points coincide)
+  float scale; ///< lattice cells per unit of shifted coordinate (0 when all points coincide)
 
   EMST_HD std::uint64_t code(const float* c) const
   {
     constexpr std::uint32_t kMax = (1u << MortonTraits<Dim>::kBitsPerAxis) - 1u;
-    std::uint64_t q[3] = {0, 0, 0};
+    std::uint64_t q[3] = { 0, 0, 0 };
     for (int a = 0; a < Dim; ++a)
     {
       float const f = fmul(c[a], scale);
@@ -196,20 +196,19 @@ struct FramedPoints
   {
   }
 
-  std::size_t finitePoints = 0;               ///< v
+  std::size_t finitePoints = 0; ///< v
   Frame frame{};
   Quantizer<Dim> quantizer{};
-  float scaledExtent = 0.0f;                  ///< the box's largest extent, in frame units
-  Buffer<Index, Exec> pointOfSorted;          ///< [v] input index of each finite point
-  Buffer<std::uint64_t, Exec> codeOfSorted;   ///< [v] its Morton code (sorted by sortByCode)
+  float scaledExtent = 0.0f;                ///< the box's largest extent, in frame units
+  Buffer<Index, Exec> pointOfSorted;        ///< [v] input index of each finite point
+  Buffer<std::uint64_t, Exec> codeOfSorted; ///< [v] its Morton code (sorted by sortByCode)
 
   /// The frame's Tolerance; needs two distinct points (scaledExtent > 0).
   Tolerance tolerance() const
   {
     // A frame coordinate is within half an ulp of the largest one (2^(e-24), e = its
     // exponent) of its exact value: two points' difference within sqrt(Dim) 2^(e-23) < 2^(e-22).
-    return Tolerance{
-      std::max(std::ldexp(1.0f, std::ilogb(this->scaledExtent) - 22), 0x1p-60f)};
+    return Tolerance{ std::max(std::ldexp(1.0f, std::ilogb(this->scaledExtent) - 22), 0x1p-60f) };
   }
 };
 
@@ -224,7 +223,7 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   BoundingBox empty{};
   BoundingBox const box = n == 0 ? empty
                                  : thrust::transform_reduce(policy, Counting(0), Counting(n),
-                                     BoxOfPoint<T, Dim>{input}, empty, BoxUnion{});
+                                     BoxOfPoint<T, Dim>{ input }, empty, BoxUnion{});
   std::size_t const v = static_cast<std::size_t>(box.count);
   framed.finitePoints = v;
   if (v < 2)
@@ -239,9 +238,9 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   else
   {
     thrust::copy_if(policy, Counting(0), Counting(n), framed.pointOfSorted.data(),
-      IsFinitePoint<T, Dim>{input});
+      IsFinitePoint<T, Dim>{ input });
   }
-  Frame frame{{box.lo[0], box.lo[1], box.lo[2]}, 1.0};
+  Frame frame{ { box.lo[0], box.lo[1], box.lo[2] }, 1.0 };
   double extent = 0.0;
   for (int a = 0; a < Dim; ++a)
   {
@@ -264,10 +263,10 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   }
   framed.frame = frame;
   framed.scaledExtent = scaledExtent;
-  framed.quantizer = Quantizer<Dim>{scaledExtent > 0.0f
+  framed.quantizer = Quantizer<Dim>{ scaledExtent > 0.0f
       ? static_cast<float>(
           static_cast<double>(1u << MortonTraits<Dim>::kBitsPerAxis) / scaledExtent)
-      : 0.0f};
+      : 0.0f };
   return framed;
 }
 
@@ -278,8 +277,8 @@ void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec,
   std::size_t const v = framed.finitePoints;
   framed.codeOfSorted = Buffer<std::uint64_t, Exec>(exec, v);
   exec.forEach(v,
-    ComputeCodes<T, Dim>{input, framed.pointOfSorted.data(), framed.codeOfSorted.data(),
-      framed.frame, framed.quantizer});
+    ComputeCodes<T, Dim>{ input, framed.pointOfSorted.data(), framed.codeOfSorted.data(),
+      framed.frame, framed.quantizer });
   // Stable: within equal codes the input indices stay increasing.
   thrust::stable_sort_by_key(exec.policy(), framed.codeOfSorted.data(), framed.codeOfSorted.end(),
     framed.pointOfSorted.data());

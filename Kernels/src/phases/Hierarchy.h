@@ -20,8 +20,8 @@ namespace emst
 namespace detail
 {
 
-constexpr Index kLeafBit = 0x80000000u;  ///< child reference: set for a leaf, clear for a node
-constexpr Index kSlotBit = 0x80000000u;  ///< parent reference: which child slot (0/1) we are
+constexpr Index kLeafBit = 0x80000000u; ///< child reference: set for a leaf, clear for a node
+constexpr Index kSlotBit = 0x80000000u; ///< parent reference: which child slot (0/1) we are
 
 /// Internal node of the binary radix tree over the leaf cells, laid out for the search: both
 /// children's boxes and component labels travel together, so visiting a node is one cache line
@@ -49,19 +49,19 @@ struct LeafRange
 template <int Dim>
 struct HierarchyArrays
 {
-  TreeNode<Dim>* nodes;         ///< [L-1] children, their boxes and component labels
-  std::uint64_t* cellOfNode;    ///< [L-1] MortonCell of each node
-  LeafRange* rangeOfNode;       ///< [L-1] leaves under each node
-  Index* parentOfNode;          ///< [L-1] parent | slot << 31, kNone for the root
-  Index* parentOfLeaf;          ///< [L] parent | slot << 31
+  TreeNode<Dim>* nodes;      ///< [L-1] children, their boxes and component labels
+  std::uint64_t* cellOfNode; ///< [L-1] MortonCell of each node
+  LeafRange* rangeOfNode;    ///< [L-1] leaves under each node
+  Index* parentOfNode;       ///< [L-1] parent | slot << 31, kNone for the root
+  Index* parentOfLeaf;       ///< [L] parent | slot << 31
 };
 
 template <int Dim>
 struct BuildRadixTree
 {
-  const std::uint64_t* keyOfLeaf;  ///< [L], strictly increasing
+  const std::uint64_t* keyOfLeaf; ///< [L], strictly increasing
   long long leaves;
-  HierarchyArrays<Dim> tree;       ///< written
+  HierarchyArrays<Dim> tree; ///< written
 
   EMST_HD int delta(long long a, long long b) const
   {
@@ -94,8 +94,8 @@ struct BuildRadixTree
     int const deltaNode = delta(i, j);
     // The node holds exactly the points whose codes share these deltaNode leading bits (the
     // leaves are disjoint Morton cells, so a leaf's other points share its first key's prefix).
-    tree.cellOfNode[index] = MortonCell<Dim>::encode(
-      keyOfLeaf[i], deltaNode - (64 - MortonCell<Dim>::kCodeBits));
+    tree.cellOfNode[index] =
+      MortonCell<Dim>::encode(keyOfLeaf[i], deltaNode - (64 - MortonCell<Dim>::kCodeBits));
     long long split = 0;
     long long divisor = 2;
     long long t;
@@ -111,7 +111,7 @@ struct BuildRadixTree
     long long const gamma = i + split * d + (d < 0 ? -1 : 0);
     long long const lo = i < j ? i : j;
     long long const hi = i < j ? j : i;
-    tree.rangeOfNode[index] = LeafRange{static_cast<Index>(lo), static_cast<Index>(hi)};
+    tree.rangeOfNode[index] = LeafRange{ static_cast<Index>(lo), static_cast<Index>(hi) };
 
     Index* child = tree.nodes[index].child;
     Index const g = static_cast<Index>(gamma);
@@ -143,10 +143,10 @@ struct BuildRadixTree
 template <int Dim>
 struct ClimbBoxes
 {
-  const PointRecord* recordOfPoint;  ///< [m]
+  const PointRecord* recordOfPoint; ///< [m]
   CellArrays cells;
-  HierarchyArrays<Dim> tree;         ///< boxes written
-  Index* visitsOfNode;               ///< [L-1], zero on entry
+  HierarchyArrays<Dim> tree; ///< boxes written
+  Index* visitsOfNode;       ///< [L-1], zero on entry
   EMST_HD void operator()(std::size_t leaf) const
   {
     float lo[Dim], hi[Dim];
@@ -218,11 +218,11 @@ struct Hierarchy
     return tree;
   }
 
-  Buffer<TreeNode<Dim>, Exec> nodes;       ///< [L-1]
-  Buffer<std::uint64_t, Exec> cellOfNode;  ///< [L-1]
-  Buffer<LeafRange, Exec> rangeOfNode;     ///< [L-1]
-  Buffer<Index, Exec> parentOfNode;        ///< [L-1]
-  Buffer<Index, Exec> parentOfLeaf;        ///< [L]
+  Buffer<TreeNode<Dim>, Exec> nodes;      ///< [L-1]
+  Buffer<std::uint64_t, Exec> cellOfNode; ///< [L-1]
+  Buffer<LeafRange, Exec> rangeOfNode;    ///< [L-1]
+  Buffer<Index, Exec> parentOfNode;       ///< [L-1]
+  Buffer<Index, Exec> parentOfLeaf;       ///< [L]
 };
 
 /// The radix tree over the cells and its boxes. The Morton codes are needed only for the leaves'
@@ -245,11 +245,11 @@ Hierarchy<Exec, Dim> buildHierarchy(
       codeOfPoint.reset();
       exec.fill(tree.parentOfNode, 1, kNone);
       exec.forEach(
-        internal, BuildRadixTree<Dim>{keyOfLeaf.data(), static_cast<long long>(leaves), tree});
+        internal, BuildRadixTree<Dim>{ keyOfLeaf.data(), static_cast<long long>(leaves), tree });
     }
     exec.fill(visitsOfNode.data(), internal, 0u); // one climb: the second arriver goes on
     exec.forEach(leaves,
-      ClimbBoxes<Dim>{cells.recordOfPoint.data(), cells.arrays(), tree, visitsOfNode.data()});
+      ClimbBoxes<Dim>{ cells.recordOfPoint.data(), cells.arrays(), tree, visitsOfNode.data() });
   }
   return hierarchy;
 }

@@ -55,8 +55,8 @@ struct EuclideanMetric
   /// cell searched so far: every point outside the cell is then farther.
   static constexpr bool kBallInCellStops = true;
 
-  InputPoints<T, Dim> points;  ///< exact coordinates
-  double scale;                ///< Frame::scale: keys are squared distances in frame units
+  InputPoints<T, Dim> points; ///< exact coordinates
+  double scale;               ///< Frame::scale: keys are squared distances in frame units
 
   /// What a search carries of its query point: the float coordinates of its record.
   struct Query
@@ -65,7 +65,7 @@ struct EuclideanMetric
   };
   EMST_HD EMST_FORCEINLINE Query query(const PointRecord& self, Index) const
   {
-    return Query{self.x};
+    return Query{ self.x };
   }
 
   /// (a) Float squared distance from the query to point k (record r),

@@ -27,7 +27,7 @@ namespace emst
 namespace detail
 {
 
-constexpr Index kMixed = 0xFFFFFFFFu;  ///< subtree label: points of several components
+constexpr Index kMixed = 0xFFFFFFFFu; ///< subtree label: points of several components
 
 /// Per-point state kept across rounds.
 struct CandidateArrays
@@ -48,8 +48,8 @@ struct CandidateArrays
 /// Component labels of the leaves, and their runs along the Morton curve.
 struct LabelArrays
 {
-  Index* labelOfLeaf;  ///< [L] the component of every point of the leaf, or kMixed
-  Index* runOfLeaf;    ///< [L] first leaf of the run of equal labels holding each leaf
+  Index* labelOfLeaf; ///< [L] the component of every point of the leaf, or kMixed
+  Index* runOfLeaf;   ///< [L] first leaf of the run of equal labels holding each leaf
 };
 
 /// Tuning knob, read once from the environment, for benchmarking: EMST_SEARCH, where the
@@ -81,7 +81,7 @@ inline bool searchesBottomUp(int round)
 /// a candidate surely wins.
 struct Candidate
 {
-  double key;   ///< exact key; negative while unknown (the window then comes from its float distance)
+  double key; ///< exact key; negative while unknown (the window then comes from its float distance)
   float limit;
   float sure;
   Index point;
@@ -100,17 +100,17 @@ struct SearchContext
   static constexpr int Dim = Metric::kDim;
   using Query = typename Metric::Query;
 
-  Metric metric;                     ///< over the distinct points (Cells::exactOfPoint)
+  Metric metric; ///< over the distinct points (Cells::exactOfPoint)
   Tolerance tolerance;
   PointArrays points;
   CellArrays cells;
   HierarchyArrays<Dim> tree;
-  float latticeScale;                ///< Quantizer::scale: lattice cells per unit
+  float latticeScale; ///< Quantizer::scale: lattice cells per unit
   CandidateArrays candidates;
   // The round's, set by findMin1:
-  bool bottomUp;                     ///< start at the point's cell (else at the root)
-  std::uint32_t* boundOfComp;        ///< [k] float bits; null in the first round (no bounds)
-  std::uint64_t* firstKeyOfComp;     ///< [k] double bits of the least key; null in round one
+  bool bottomUp;                 ///< start at the point's cell (else at the root)
+  std::uint32_t* boundOfComp;    ///< [k] float bits; null in the first round (no bounds)
+  std::uint64_t* firstKeyOfComp; ///< [k] double bits of the least key; null in round one
 
   EMST_HD EMST_FORCEINLINE void offer(Index comp, double key) const
   {
@@ -174,7 +174,7 @@ struct SearchContext
   /// so ties with the edge that set the bound are decided by the index order.
   EMST_HD EMST_FORCEINLINE Candidate start(float radius) const
   {
-    Candidate best{static_cast<double>(radius), 0.0f, 0.0f, kNone, kNone, kNone};
+    Candidate best{ static_cast<double>(radius), 0.0f, 0.0f, kNone, kNone, kNone };
     tolerance.windowOfKey(best.key, best.limit, best.sure);
     return best;
   }
@@ -191,8 +191,8 @@ struct SearchContext
 
   /// Query point p (q) against candidate k (record r). The exact coordinates are read only
   /// here, when the float distances cannot decide (rare), not held through the search.
-  EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const Query& q, Index p,
-    Index comp, Candidate& best) const
+  EMST_HD EMST_FORCEINLINE void consider(
+    const PointRecord& r, Index k, const Query& q, Index p, Index comp, Candidate& best) const
   {
     if (r.comp == comp)
     {
@@ -207,7 +207,7 @@ struct SearchContext
     if (d2 < best.sure)
     {
       // Surely a smaller key: take it without computing either key.
-      best = Candidate{-1.0, 0.0f, 0.0f, k, in, r.comp};
+      best = Candidate{ -1.0, 0.0f, 0.0f, k, in, r.comp };
       tolerance.windowOfDistance(d2, best.limit, best.sure);
       return;
     }
@@ -215,7 +215,7 @@ struct SearchContext
     double const current = best.point == kNone ? best.key : this->bestKey(p, best);
     if (key < current || (key == current && in < best.input))
     {
-      best = Candidate{key, 0.0f, 0.0f, k, in, r.comp};
+      best = Candidate{ key, 0.0f, 0.0f, k, in, r.comp };
       tolerance.windowOfKey(key, best.limit, best.sure);
     }
   }
@@ -228,12 +228,12 @@ struct SearchContext
 template <class Metric>
 struct RelabelLeaves
 {
-  PointRecord* recordOfPoint;         ///< [m]
+  PointRecord* recordOfPoint; ///< [m]
   CellArrays cells;
-  Index* labelOfLeaf;                 ///< [L]
-  const Index* newLabelOfComp;        ///< [previous k], or null in the first round
+  Index* labelOfLeaf;          ///< [L]
+  const Index* newLabelOfComp; ///< [previous k], or null in the first round
   CandidateArrays candidates;
-  std::uint32_t* boundOfComp;         ///< [k] float bits, +inf on entry; null in the first round
+  std::uint32_t* boundOfComp; ///< [k] float bits, +inf on entry; null in the first round
   Tolerance tolerance;
   Metric metric;
 
@@ -283,7 +283,7 @@ struct RelabelLeaves
 /// exactly when its last leaf's run starts at or before its first.
 struct LabelRunStart
 {
-  const Index* labelOfLeaf;  ///< [L]
+  const Index* labelOfLeaf; ///< [L]
   EMST_HD Index operator()(std::size_t j) const
   {
     return j == 0 || labelOfLeaf[j] != labelOfLeaf[j - 1] ? static_cast<Index>(j) : 0u;
@@ -296,7 +296,7 @@ template <int Dim>
 struct LabelNodes
 {
   LabelArrays labels;
-  HierarchyArrays<Dim> tree;    ///< labels written
+  HierarchyArrays<Dim> tree; ///< labels written
   EMST_HD void operator()(std::size_t node) const
   {
     TreeNode<Dim>* const nodes = tree.nodes;
@@ -332,8 +332,8 @@ struct FindNearestForeign
 
   SearchContext<Metric> ctx;
 
-  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf, const Query& q, Index p, Index comp,
-    Candidate& best) const
+  EMST_HD EMST_FORCEINLINE void scanLeaf(
+    Index leaf, const Query& q, Index p, Index comp, Candidate& best) const
   {
     Index const end = ctx.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = ctx.cells.firstPointOfLeaf[leaf]; k < end; ++k)
@@ -371,8 +371,8 @@ struct FindNearestForeign
   }
 
   /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit).
-  EMST_HD EMST_FORCEINLINE void searchSubtree(Index root, const Query& q, Index p, Index comp,
-    Candidate& best) const
+  EMST_HD EMST_FORCEINLINE void searchSubtree(
+    Index root, const Query& q, Index p, Index comp, Candidate& best) const
   {
     // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
     Index stackNode[64];
@@ -389,10 +389,8 @@ struct FindNearestForeign
       else
       {
         TreeNode<Dim> const n = ctx.tree.nodes[next];
-        float const d0 =
-          n.label[0] != comp ? ctx.metric.boxDistance2(q, n, 0) : floatInfinity();
-        float const d1 =
-          n.label[1] != comp ? ctx.metric.boxDistance2(q, n, 1) : floatInfinity();
+        float const d0 = n.label[0] != comp ? ctx.metric.boxDistance2(q, n, 0) : floatInfinity();
+        float const d1 = n.label[1] != comp ? ctx.metric.boxDistance2(q, n, 1) : floatInfinity();
         bool const go0 = d0 <= best.limit;
         bool const go1 = d1 <= best.limit;
         if (go0 && go1)
@@ -494,11 +492,11 @@ struct SearchState
     return candidates;
   }
 
-  Buffer<Index, Exec> labelOfLeaf;           ///< [L]
-  Buffer<Index, Exec> runOfLeaf;             ///< [L]
-  Buffer<Index, Exec> candidateOfPoint;      ///< [m], kNone at first
-  Buffer<Index, Exec> candidateCompOfPoint;  ///< [m]
-  Buffer<float, Exec> boundOfPoint;          ///< [m], 0 at first
+  Buffer<Index, Exec> labelOfLeaf;          ///< [L]
+  Buffer<Index, Exec> runOfLeaf;            ///< [L]
+  Buffer<Index, Exec> candidateOfPoint;     ///< [m], kNone at first
+  Buffer<Index, Exec> candidateCompOfPoint; ///< [m]
+  Buffer<float, Exec> boundOfPoint;         ///< [m], 0 at first
 };
 
 /// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the subtrees, search.
@@ -515,18 +513,17 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   search.boundOfComp = comps.boundOfComp;
   search.firstKeyOfComp = comps.firstKeyOfComp;
   exec.forEachUnlessDone(leaves, components,
-    RelabelLeaves<Metric>{search.points.recordOfPoint, search.cells, labels.labelOfLeaf,
-      previousLabels, search.candidates, search.boundOfComp, search.tolerance, search.metric});
+    RelabelLeaves<Metric>{ search.points.recordOfPoint, search.cells, labels.labelOfLeaf,
+      previousLabels, search.candidates, search.boundOfComp, search.tolerance, search.metric });
   if (leaves > 1)
   {
     auto runStarts =
-      thrust::make_transform_iterator(Counting(0), LabelRunStart{labels.labelOfLeaf});
-    thrust::inclusive_scan(exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf,
-      thrust::maximum<Index>());
-    exec.forEachUnlessDone(
-      leaves - 1, components, LabelNodes<Metric::kDim>{labels, search.tree});
+      thrust::make_transform_iterator(Counting(0), LabelRunStart{ labels.labelOfLeaf });
+    thrust::inclusive_scan(
+      exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
+    exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
-  exec.forEachSearch(search.points.count, components, FindNearestForeign<Metric>{search});
+  exec.forEachSearch(search.points.count, components, FindNearestForeign<Metric>{ search });
 }
 
 } // namespace detail

@@ -32,7 +32,7 @@ struct OutputEdge
 template <class Metric>
 struct EdgeKey
 {
-  Metric metric;  ///< over the input points
+  Metric metric; ///< over the input points
   EMST_HD void write(Index a, Index b, std::uint64_t* lengthBits, std::uint64_t* pair) const
   {
     if (a > b)
@@ -50,14 +50,14 @@ template <class Metric>
 struct TreeEdgeKeys
 {
   EdgeKey<Metric> key;
-  const Index* edgePoints;      ///< [2*e] distinct-point pairs
-  const Index* inputOfPoint;    ///< [m]
-  std::uint64_t* lengthBits;    ///< [e]
-  std::uint64_t* pairOfEdge;    ///< [e]
+  const Index* edgePoints;   ///< [2*e] distinct-point pairs
+  const Index* inputOfPoint; ///< [m]
+  std::uint64_t* lengthBits; ///< [e]
+  std::uint64_t* pairOfEdge; ///< [e]
   EMST_HD void operator()(std::size_t e) const
   {
-    key.write(inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]],
-      &lengthBits[e], &pairOfEdge[e]);
+    key.write(inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]], &lengthBits[e],
+      &pairOfEdge[e]);
   }
 };
 
@@ -65,7 +65,7 @@ struct TreeEdgeKeys
 /// there can the pair order still be wrong (lattices, copies).
 struct SharesLength
 {
-  const std::uint64_t* lengthBits;  ///< [e], sorted
+  const std::uint64_t* lengthBits; ///< [e], sorted
   std::size_t count;
   EMST_HD bool operator()(std::size_t s) const
   {
@@ -90,30 +90,30 @@ struct TiedEdgeLess
 
 struct GatherTies
 {
-  const Index* slotOfTie;           ///< [t]
-  const std::uint64_t* lengthBits;  ///< [e]
-  const std::uint64_t* pairOfEdge;  ///< [e]
-  TiedEdge* tie;                    ///< [t]
+  const Index* slotOfTie;          ///< [t]
+  const std::uint64_t* lengthBits; ///< [e]
+  const std::uint64_t* pairOfEdge; ///< [e]
+  TiedEdge* tie;                   ///< [t]
   EMST_HD void operator()(std::size_t t) const
   {
-    tie[t] = TiedEdge{lengthBits[slotOfTie[t]], pairOfEdge[slotOfTie[t]]};
+    tie[t] = TiedEdge{ lengthBits[slotOfTie[t]], pairOfEdge[slotOfTie[t]] };
   }
 };
 
 /// Tied runs keep their positions (length is the major key): the sorted ties go back in place.
 struct ScatterTies
 {
-  const Index* slotOfTie;   ///< [t]
-  const TiedEdge* tie;      ///< [t], sorted
-  std::uint64_t* pairOfEdge;///< [e]
+  const Index* slotOfTie;    ///< [t]
+  const TiedEdge* tie;       ///< [t], sorted
+  std::uint64_t* pairOfEdge; ///< [e]
   EMST_HD void operator()(std::size_t t) const { pairOfEdge[slotOfTie[t]] = tie[t].pair; }
 };
 
 struct WriteEdges
 {
-  const std::uint64_t* lengthBits;  ///< [e], canonical order
-  const std::uint64_t* pairOfEdge;  ///< [e], canonical order
-  OutputEdge* out;                  ///< [e]
+  const std::uint64_t* lengthBits; ///< [e], canonical order
+  const std::uint64_t* pairOfEdge; ///< [e], canonical order
+  OutputEdge* out;                 ///< [e]
   EMST_HD void operator()(std::size_t k) const
   {
     out[k].i = static_cast<std::uint32_t>(pairOfEdge[k] >> 32);
@@ -138,8 +138,8 @@ struct EdgeKeys
     this->pairOfEdge.reset();
   }
 
-  Buffer<std::uint64_t, Exec> lengthBits;  ///< [size] bits of the double length
-  Buffer<std::uint64_t, Exec> pairOfEdge;  ///< [size] i << 32 | j, i < j (input indices)
+  Buffer<std::uint64_t, Exec> lengthBits; ///< [size] bits of the double length
+  Buffer<std::uint64_t, Exec> pairOfEdge; ///< [size] i << 32 | j, i < j (input indices)
 };
 
 /// The output phase: the tree's m-1 edges (pairs of distinct points in `edgePoints`, [2(m-1)])
@@ -159,35 +159,35 @@ Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
   if (treeEdges > 0)
   {
     exec.forEach(treeEdges,
-      TreeEdgeKeys<Metric>{{metric}, edgePoints.data(), inputOfPoint.data(), lengthBits,
-        pairOfEdge});
+      TreeEdgeKeys<Metric>{
+        { metric }, edgePoints.data(), inputOfPoint.data(), lengthBits, pairOfEdge });
   }
   edgePoints.reset();
   inputOfPoint.reset();
   if (copies > 0)
   {
-    thrust::copy(policy, copyEdges.lengthBits.data(), copyEdges.lengthBits.end(),
-      lengthBits + treeEdges);
-    thrust::copy(policy, copyEdges.pairOfEdge.data(), copyEdges.pairOfEdge.end(),
-      pairOfEdge + treeEdges);
+    thrust::copy(
+      policy, copyEdges.lengthBits.data(), copyEdges.lengthBits.end(), lengthBits + treeEdges);
+    thrust::copy(
+      policy, copyEdges.pairOfEdge.data(), copyEdges.pairOfEdge.end(), pairOfEdge + treeEdges);
     copyEdges.reset();
   }
   // One radix sort by length; then only runs of equal lengths need the pair order.
   thrust::stable_sort_by_key(policy, lengthBits, lengthBits + e, pairOfEdge);
   std::size_t const tied = static_cast<std::size_t>(
-    thrust::count_if(policy, Counting(0), Counting(e), SharesLength{lengthBits, e}));
+    thrust::count_if(policy, Counting(0), Counting(e), SharesLength{ lengthBits, e }));
   if (tied > 0)
   {
     Buffer<Index, Exec> slotOfTie(exec, tied);
     thrust::copy_if(
-      policy, Counting(0), Counting(e), slotOfTie.data(), SharesLength{lengthBits, e});
+      policy, Counting(0), Counting(e), slotOfTie.data(), SharesLength{ lengthBits, e });
     Buffer<TiedEdge, Exec> tie(exec, tied);
-    exec.forEach(tied, GatherTies{slotOfTie.data(), lengthBits, pairOfEdge, tie.data()});
+    exec.forEach(tied, GatherTies{ slotOfTie.data(), lengthBits, pairOfEdge, tie.data() });
     thrust::sort(policy, tie.data(), tie.end(), TiedEdgeLess{});
-    exec.forEach(tied, ScatterTies{slotOfTie.data(), tie.data(), pairOfEdge});
+    exec.forEach(tied, ScatterTies{ slotOfTie.data(), tie.data(), pairOfEdge });
   }
   Buffer<OutputEdge, Exec> out(exec, e);
-  exec.forEach(e, WriteEdges{lengthBits, pairOfEdge, out.data()});
+  exec.forEach(e, WriteEdges{ lengthBits, pairOfEdge, out.data() });
   return out;
 }
 

@@ -20,9 +20,9 @@ struct PointSet
 {
   int dimension = 3;
   std::size_t count = 0;
-  std::vector<float> float32;   ///< filled for .f32 input
-  std::vector<double> float64;  ///< filled for text input
-  PointCloudView view() const;  ///< a view of whichever vector is filled
+  std::vector<float> float32;  ///< filled for .f32 input
+  std::vector<double> float64; ///< filled for text input
+  PointCloudView view() const; ///< a view of whichever vector is filled
 };
 
 /// Reads `.f32` (little-endian uint64 n, uint32 dim, then n*dim float32, point-major) or text
