@@ -162,6 +162,20 @@ bool ColouredRange(
   return used || fresh;
 }
 
+/// A filter's one-value field-data array (TotalLength, ClusterThreshold, ...). Under MPI the
+/// data information merges the processes' ranges and only process 0 holds the data: the others'
+/// empty outputs may carry 0, hence the largest value (all these values are >= 0).
+bool FieldValue(vtkSMSourceProxy* source, unsigned int port, const char* name, double* value)
+{
+  double range[2];
+  if (!Range(source, port, vtkDataObject::FIELD_ASSOCIATION_NONE, name, range))
+  {
+    return false;
+  }
+  *value = range[1];
+  return true;
+}
+
 /// Sets the values of the named series in a (series, value) pair property such as
 /// SeriesVisibility; the other series get `others` when it is given.
 void SetSeries(vtkSMProxy* proxy, const char* property,
@@ -467,30 +481,30 @@ bool SpansDecades(vtkSMSourceProxy* clusters)
 {
   unsigned int port = 0;
   vtkSMSourceProxy* tree = InputOf(clusters, &port);
-  double lengths[2], total[2];
+  double lengths[2], total = 0;
   if (!Range(tree, port, vtkDataObject::FIELD_ASSOCIATION_CELLS, "EdgeLength", lengths) ||
-    !Range(tree, port, vtkDataObject::FIELD_ASSOCIATION_NONE, "TotalLength", total))
+    !FieldValue(tree, port, "TotalLength", &total))
   {
     return false;
   }
   const double edges = static_cast<double>(tree->GetDataInformation(port)->GetNumberOfCells());
-  return edges > 0 && total[0] > 0 && lengths[1] >= LogAxisRatio * total[0] / edges;
+  return edges > 0 && total > 0 && lengths[1] >= LogAxisRatio * total / edges;
 }
 
 /// The current cut of `clusters` in a chart that shows its histogram: in the title (unless the user
 /// wrote another) and as a tick on the length axis (while its custom labels, set up here, are on).
 void MarkCut(vtkSMProxy* view, vtkSMSourceProxy* clusters)
 {
-  double cut[2], groups[2], noise[2] = { 0, 0 };
-  if (!Range(clusters, 0, vtkDataObject::FIELD_ASSOCIATION_NONE, "ClusterThreshold", cut) ||
-    !Range(clusters, 0, vtkDataObject::FIELD_ASSOCIATION_NONE, "NumberOfClusters", groups))
+  double cut = 0, groups = 0, noise = 0;
+  if (!FieldValue(clusters, 0, "ClusterThreshold", &cut) ||
+    !FieldValue(clusters, 0, "NumberOfClusters", &groups))
   {
     return;
   }
-  Range(clusters, 0, vtkDataObject::FIELD_ASSOCIATION_NONE, "NoisePoints", noise);
+  FieldValue(clusters, 0, "NoisePoints", &noise);
   char title[160];
-  std::snprintf(title, sizeof(title), "%s%.4g: %.0f cluster%s, %.0f noise point%s", CutTitle,
-    cut[0], groups[0], groups[0] == 1 ? "" : "s", noise[0], noise[0] == 1 ? "" : "s");
+  std::snprintf(title, sizeof(title), "%s%.4g: %.0f cluster%s, %.0f noise point%s", CutTitle, cut,
+    groups, groups == 1 ? "" : "s", noise, noise == 1 ? "" : "s");
   const char* current = vtkSMPropertyHelper(view, "ChartTitle").GetAsString();
   if (current == nullptr || current[0] == '\0' ||
     std::strncmp(current, CutTitle, std::strlen(CutTitle)) == 0)
@@ -503,7 +517,7 @@ void MarkCut(vtkSMProxy* view, vtkSMSourceProxy* clusters)
   {
     const bool log = vtkSMPropertyHelper(view, "BottomAxisLogScale").GetAsInt() == 1;
     auto* labels = vtkSMStringVectorProperty::SafeDownCast(view->GetProperty("BottomAxisLabels"));
-    labels->SetElements(AxisLabels(centres[0], centres[1], log, cut[0]));
+    labels->SetElements(AxisLabels(centres[0], centres[1], log, cut));
     vtkSMPropertyHelper(view, "BottomAxisUseCustomRange").Set(1);
     vtkSMPropertyHelper(view, "BottomAxisRangeMinimum").Set(log ? centres[0] / 1.2 : 0.0);
     vtkSMPropertyHelper(view, "BottomAxisRangeMaximum")
