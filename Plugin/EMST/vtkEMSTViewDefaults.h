@@ -13,9 +13,11 @@
  *
  * - Colour maps by array name, as a settings collection of lower priority than the site and user
  *   settings (a user's "save as default for this array" wins), read by ParaView when it creates
- *   the map: `EdgeLength` on a log scale with the Turbo preset (its range is ParaView's: the data
- *   range, and when zero-length edges of duplicate points make it start at 0, 1e-4 times the
- *   longest edge, zero-length edges taking the lowest colour); `ClusterId` categorical.
+ *   the map: `EdgeLength` on a log scale with the Turbo preset; `ClusterId` categorical. ParaView
+ *   rescales neither on Apply: the EdgeLength range goes from the longest edge down two decades
+ *   (or to the shortest edge when that is longer), shorter and zero-length edges (duplicate
+ *   points: no logarithm) taking the lowest colour; the data range would give the blue third of
+ *   the map to a few of the shortest edges.
  * - An observer of the proxy manager that gives a representation of the filters' outputs, when it
  *   is created (not when it comes from a state file), its colouring and series:
  *   the tree (Euclidean Minimum Spanning Tree, output 0) coloured by `EdgeLength`; the clustered
@@ -24,13 +26,15 @@
  *   the edge-length histogram (output 2) as `EdgeCount` (left axis) and `ClustersAtBinEnd` (right
  *   axis) against `EdgeLength`, the other columns hidden, with axis titles, a log length axis when
  *   the lengths span decades (longest edge >= 10 x the mean) and the current cut marked on it.
- * - Updates when MST Clusters runs again: the `ClusterId` map's annotations (-1 "noise" in grey,
- *   then one palette colour per cluster id, cycling, up to MaximumAnnotatedClusters) and the
- *   chart's cut mark and title. ParaView's own categorical annotation (prominent values) stops at
- *   32 distinct values, which is why the ids are annotated here.
+ * - Updates when a tree or MST Clusters runs again: the EdgeLength range; the `ClusterId` map's
+ *   annotations (-1 "noise" in grey, then one palette colour per cluster id, cycling, up to
+ *   MaximumAnnotatedClusters) and the chart's cut mark and title. ParaView's own categorical
+ *   annotation (prominent values) stops at 32 distinct values, which is why the ids are annotated
+ *   here.
  *
- * What the user changes afterwards is kept: annotations or colours that are not the ones written
- * here are left alone, a chart title or custom axis labels switched off stay so.
+ * What the user changes afterwards is kept: a range, annotations or colours that are not the ones
+ * written here are left alone, a chart title or custom axis labels switched off stay so. Under MPI
+ * the data information of all processes is used; the outputs live on process 0.
  */
 #ifndef vtkEMSTViewDefaults_h
 #define vtkEMSTViewDefaults_h
