@@ -205,13 +205,18 @@ double LinkingThreshold(vtkPolyData* input, double b)
       hi[a] = std::max(hi[a], p[a]);
     }
   }
-  double volume = 1.0;
+  // V = mantissa * 2^exponent, the extents' mantissas and exponents multiplied apart, so that no
+  // range of coordinates overflows or underflows the volume (extents of 1e200 or 1e-200 in 3D).
+  double mantissa = 1.0;
+  int exponent = 0;
   int dimensions = 0;
   for (int a = 0; a < 3 && finite > 0; ++a)
   {
     if (hi[a] > lo[a])
     {
-      volume *= hi[a] - lo[a];
+      int e = 0;
+      mantissa *= std::frexp(hi[a] - lo[a], &e);
+      exponent += e;
       ++dimensions;
     }
   }
@@ -219,7 +224,12 @@ double LinkingThreshold(vtkPolyData* input, double b)
   {
     return 0.0; // one point, or all identical: every spacing is 0
   }
-  return b * std::pow(volume / static_cast<double>(finite), 1.0 / dimensions);
+  // (V / n)^(1/d) = (mantissa 2^r / n)^(1/d) 2^q with exponent = q d + r, 0 <= r < d.
+  const int q = static_cast<int>(std::floor(static_cast<double>(exponent) / dimensions));
+  const int r = exponent - q * dimensions;
+  return b *
+    std::ldexp(
+      std::pow(std::ldexp(mantissa, r) / static_cast<double>(finite), 1.0 / dimensions), q);
 }
 
 } // namespace

@@ -459,8 +459,7 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
     double p[3], q[3];
     points->GetPoint(a, p);
     points->GetPoint(b, q);
-    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    return std::sqrt(dx * dx + dy * dy + dz * dz);
+    return emst::edgeLength(p, q, 3); // the engine's formula: no overflow, no underflow
   };
   const vtkIdType n = tree->GetNumberOfPoints();
   std::vector<emst::Edge> edges;

@@ -12,8 +12,10 @@
  * Output: a vtkPolyData holding every input point (leaves appended in iteration order), the point
  * arrays that all leaves share, and one VTK_LINE cell per tree edge, ordered by increasing length.
  * - cell array `EdgeLength` (double): the Euclidean length of the edge, computed in double
- *   precision from the input coordinates;
- * - field data `TotalLength` (double, 1 tuple): the sum of the edge lengths;
+ *   precision from the input coordinates, scaled before squaring (emst::Edge): accurate at any
+ *   scale, +inf (with a message) only above the largest double;
+ * - field data `TotalLength` (double, 1 tuple): the sum of the edge lengths (+inf, never NaN, when
+ *   it exceeds the largest double);
  * - field data `EMSTBackend` (string): the engine that ran, e.g. "CUDA (NVIDIA H100 ...)" or
  *   "CPU (2 threads)";
  * - field data `EMSTBackendId` (int): the same for programs, a BackendType value: CUDA (1) or

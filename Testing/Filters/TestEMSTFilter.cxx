@@ -149,8 +149,7 @@ double CheckTree(vtkPolyData* output, const char* label)
     double p[3], q[3];
     output->GetPoint(ids->GetId(0), p);
     output->GetPoint(ids->GetId(1), q);
-    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+    const double d = std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]); // at any scale
     EXPECT(std::abs(d - length->GetValue(e)) <= 1e-12 * d,
       "%s: edge %lld length %.17g, distance %.17g", label, static_cast<long long>(e),
       length->GetValue(e), d);
@@ -734,6 +733,82 @@ void TestClustersBackend()
 
 /// Data sets with no vtkPoints object at all (what an empty reader or filter result can be):
 /// every filter gives a valid empty output, never a crash.
+/// The 8 corners of a cube of side `side`, in double.
+vtkSmartPointer<vtkPolyData> Cube(double side)
+{
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  for (int k = 0; k < 8; ++k)
+  {
+    points->InsertNextPoint((k & 1) * side, ((k >> 1) & 1) * side, ((k >> 2) & 1) * side);
+  }
+  auto cloud = vtkSmartPointer<vtkPolyData>::New();
+  cloud->SetPoints(points);
+  return cloud;
+}
+
+void TestExtremeLengths()
+{
+  // Double coordinates 0, 1e200, 3e200: squares of the differences overflow, yet the lengths are
+  // 1e200 and 2e200 exactly and the total finite (it was inf and NaN).
+  vtkNew<vtkPoints> line;
+  line->SetDataTypeToDouble();
+  for (double x : { 0.0, 1e200, 3e200 })
+  {
+    line->InsertNextPoint(x, 0.0, 0.0);
+  }
+  vtkNew<vtkPolyData> onLine;
+  onLine->SetPoints(line);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetBackendToCPU();
+  tree->SetInputData(onLine);
+  tree->Update();
+  auto* length =
+    vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
+  EXPECT(length != nullptr && length->GetNumberOfValues() == 2 && length->GetValue(0) == 1e200 &&
+      length->GetValue(1) == 3e200 - 1e200,
+    "line at 1e200: EdgeLength %.17g, %.17g", length ? length->GetValue(0) : 0.0,
+    length && length->GetNumberOfValues() > 1 ? length->GetValue(1) : 0.0);
+  EXPECT(FieldDouble(tree->GetOutput(), "TotalLength") == 1e200 + (3e200 - 1e200),
+    "line at 1e200: TotalLength %.17g", FieldDouble(tree->GetOutput(), "TotalLength"));
+
+  // Cubes of side 1e200 and 1e-200: the tree's 7 edges have the side's length; MST Clusters with
+  // the lengths computed from the points (no EdgeLength array) gives them the same lengths, and the
+  // Linking Length mode's spacing (V/n)^(1/3) = side/2 neither overflows nor underflows.
+  for (double side : { 1e200, 1e-200 })
+  {
+    tree->SetInputData(Cube(side));
+    tree->Update();
+    vtkNew<vtkPolyData> bare; // the tree's lines without their EdgeLength array
+    bare->SetPoints(tree->GetOutput()->GetPoints());
+    bare->SetLines(tree->GetOutput()->GetLines());
+    EXPECT(CheckTree(tree->GetOutput(), "cube") > 0.0, "cube of side %g: no tree", side);
+    vtkNew<vtkEMSTClusters> clusters;
+    clusters->SetInputData(bare);
+    clusters->SetBackendToCPU();
+    clusters->SetCutMode(vtkEMSTClusters::LINKING_LENGTH);
+    for (double b : { 1.5, 3.0 }) // threshold 0.75 side (no edge kept), 1.5 side (all kept)
+    {
+      clusters->SetLinkingLength(b);
+      clusters->Update();
+      vtkPolyData* out = clusters->GetOutput();
+      const double threshold = FieldDouble(out, "ClusterThreshold");
+      EXPECT(std::abs(threshold - 0.5 * b * side) <= 1e-14 * 0.5 * b * side,
+        "cube of side %g, b %g: ClusterThreshold %.17g, expected %.17g", side, b, threshold,
+        0.5 * b * side);
+      EXPECT(FieldDouble(out, "NumberOfClusters") == (b < 2.0 ? 8 : 1),
+        "cube of side %g, b %g: %g clusters", side, b, FieldDouble(out, "NumberOfClusters"));
+      auto* kept = vtkDoubleArray::SafeDownCast(out->GetCellData()->GetArray("EdgeLength"));
+      for (vtkIdType e = 0; kept != nullptr && e < kept->GetNumberOfValues(); ++e)
+      {
+        EXPECT(kept->GetValue(e) == side, "cube of side %g: computed length %.17g", side,
+          kept->GetValue(e));
+      }
+    }
+  }
+  std::printf("extreme lengths: a line at 1e200, cubes of side 1e200 and 1e-200\n");
+}
+
 void TestNoPointsObject()
 {
   vtkNew<vtkPolyData> nothing;
@@ -770,6 +845,7 @@ int main()
   TestClusters();
   TestClustersBackend();
   TestNoPointsObject();
+  TestExtremeLengths();
   std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
   return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -55,7 +55,15 @@ struct PointCloudView
 };
 
 /// One tree edge between input points i < j (indices into the input), with its Euclidean length
-/// computed in double precision from the input coordinates.
+/// computed in double precision from the input coordinates, scaled before squaring as hypot
+/// does: with d the coordinate differences (b - a, each rounded to double) and e = floor(log2(max
+/// |d|)), length = 2^e * sqrt((u0*u0 + u1*u1) + u2*u2) with u = d * 2^-e, every operation rounded
+/// to double (no FMA), the same bits on every backend. No square overflows or underflows, so the
+/// length has double precision (within about an ulp) for any finite input wherever it is a normal
+/// double; a length below DBL_MIN is rounded once more to a subnormal; a length above DBL_MAX
+/// (points more than 1.8e308 apart, at most 1.8e308 per axis) is +inf, with a message in
+/// Result::messages. Where the unscaled sqrt(dx*dx + dy*dy + dz*dz) neither overflows nor
+/// underflows it gives the same bits.
 struct Edge
 {
   std::uint32_t i = 0;
@@ -130,7 +138,9 @@ struct Result
   /// validPoints - 1 edges (none for fewer than two valid points), ordered totally by
   /// (length, i, j): the same list, bit for bit, on every backend.
   std::vector<Edge> edges;
-  double totalWeight = 0.0; ///< compensated sum of the lengths, in edge order
+  /// Compensated sum of the lengths, in edge order; +inf (never NaN) when an edge is +inf or the
+  /// sum exceeds DBL_MAX, with a message.
+  double totalWeight = 0.0;
   Stats stats;
   std::vector<std::string> messages; ///< warnings and notes (left-out points, CPU fallback, ...)
 };
@@ -160,6 +170,11 @@ struct Result
 /// It does not depend on the backend, the thread count or the run.
 /// Throws emst::Error.
 Result computeEmst(const PointCloudView& points, const Options& options = {});
+
+/// The length of the segment between the points a and b (`dimension` = 2 or 3 doubles each),
+/// computed exactly as Edge::length is (scaled before squaring): for callers that need the length
+/// of an edge the engine did not compute (a tree read back without its lengths).
+double edgeLength(const double* a, const double* b, int dimension) noexcept;
 
 /// True when this build contains the CUDA backend.
 bool cudaBackendCompiled() noexcept;
