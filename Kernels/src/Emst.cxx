@@ -82,6 +82,16 @@ void validate(const PointCloudView& points)
   }
 }
 
+void validate(const Options& options)
+{
+  if (options.cpuThreads < 0 || options.cpuThreads > kMaxCpuThreads)
+  {
+    throw Error(ErrorCode::InvalidInput,
+      "cpuThreads must be 0 (the OpenMP default) or a thread count from 1 to " +
+        std::to_string(kMaxCpuThreads) + ", not " + std::to_string(options.cpuThreads));
+  }
+}
+
 Result finish(Result result)
 {
   result.totalWeight = sumLengths(result.edges);
@@ -174,6 +184,7 @@ Backend parseBackend(const std::string& name)
 Result computeEmst(const PointCloudView& points, const Options& options)
 {
   detail::validate(points);
+  detail::validate(options);
   bool const onDevice = points.memory == MemorySpace::Device;
 
   if (options.backend == Backend::Cpu)

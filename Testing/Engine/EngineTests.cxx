@@ -739,6 +739,31 @@ TEST_P(Engine, RangeOverflowingDoubleIsRejected)
   EXPECT_NE(this->lastMessage.find("range"), std::string::npos) << this->lastMessage;
 }
 
+TEST_P(Engine, SmallCpuThreadCountsOutsideTheRangeAreRejected)
+{
+  // libgomp crashes creating 100000 threads: the engine refuses absurd counts before OpenMP
+  // sees them, on every backend (an invalid option is invalid wherever it would be used).
+  Rng rng(79);
+  const Cloud cloud = makeCloud("100 uniform points", 3, F32, uniformPoints(rng, 100, 3));
+  for (int threads : { -1, -1000, emst::kMaxCpuThreads + 1, 100000 })
+  {
+    emst::Options o = this->options();
+    o.cpuThreads = threads;
+    EXPECT_EQ(this->errorOf(cloud.view(), o), "InvalidInput") << "cpuThreads " << threads;
+    EXPECT_NE(this->lastMessage.find("cpuThreads"), std::string::npos) << this->lastMessage;
+    EXPECT_NE(this->lastMessage.find(std::to_string(threads)), std::string::npos)
+      << this->lastMessage;
+  }
+  for (int threads : { 0, 1, 3 })
+  {
+    emst::Options o = this->options();
+    o.cpuThreads = threads;
+    const auto result = runEngine(cloud, o);
+    ASSERT_TRUE(result) << "cpuThreads " << threads;
+    EXPECT_EQ(result->edges.size(), 99u) << "cpuThreads " << threads;
+  }
+}
+
 // ---- lengths at the ends of the double range (Emst.h: scaled before squaring) -------------------
 
 TEST_P(Engine, SmallLineLengthsExactAtAnyScale)

@@ -101,11 +101,18 @@ private:
 /// cancels, at any call: computeEmst then throws Error(Cancelled).
 using ProgressCallback = std::function<bool(double fraction, const char* step)>;
 
+/// The most CPU threads Options::cpuThreads may ask for: far more than the hardware threads of any
+/// machine today, and far below the counts at which the OpenMP runtime fails (libgomp crashes
+/// creating 100000 threads).
+constexpr int kMaxCpuThreads = 4096;
+
 struct Options
 {
   Backend backend = Backend::Auto;
   ProgressCallback progress;
-  int cpuThreads = 0;            ///< CPU backend threads; 0 = the OpenMP default
+  /// CPU backend threads: 0 = the OpenMP default, else 1 to kMaxCpuThreads (others are
+  /// Error(InvalidInput), whatever the backend).
+  int cpuThreads = 0;
   int cudaDevice = 0;            ///< CUDA device ordinal
   bool keepDeviceMemory = false; ///< keep the GPU memory pool between calls (benchmarks)
 };
@@ -149,11 +156,11 @@ struct Result
 ///
 /// Errors (emst::Error): InvalidInput for a null `data` with count > 0 (null with count 0 is an
 /// empty cloud), a dimension other than 2 or 3, a stride below the dimension, 2^32-1 points or
-/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), or device
-/// memory given to the CPU backend; DeviceUnavailable when CUDA is asked for (Backend::Cuda or
-/// device memory) and cannot run; OutOfMemory, DeviceError, Cancelled as their names say.
-/// Backend::Auto turns OutOfMemory and DeviceError of the GPU into a run on the CPU, with a
-/// message.
+/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), device
+/// memory given to the CPU backend, or a cpuThreads outside 0 to kMaxCpuThreads; DeviceUnavailable
+/// when CUDA is asked for (Backend::Cuda or device memory) and cannot run; OutOfMemory,
+/// DeviceError, Cancelled as their names say. Backend::Auto turns OutOfMemory and DeviceError of
+/// the GPU into a run on the CPU, with a message.
 ///
 /// "Exact" means: the edge set is the minimum spanning tree under the order below, whose key is
 /// the squared distance of the input coordinates in double precision: the EMST of the points
