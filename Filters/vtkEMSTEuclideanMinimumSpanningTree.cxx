@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
@@ -27,7 +28,6 @@
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
 #include "vtkUnsignedCharArray.h"
-#include "vtkVersion.h"
 
 #include <string>
 #include <vector>
@@ -112,6 +112,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::FillInputPortInformation(int, vtkInform
 int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   if (output == nullptr)
@@ -220,11 +221,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   {
     this->SetProgressText(step);
     this->UpdateProgress(fraction);
-#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
-    return !this->CheckAbort();
-#else
-    return !this->GetAbortExecute();
-#endif
+    return !vtkEMSTAbort::Requested(this);
   };
 
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);

@@ -39,7 +39,8 @@
  * Errors (no CUDA device when CUDA is forced, out of memory, ...) are reported with
  * vtkErrorMacro; the request still succeeds with an empty output whose field data
  * `EMSTMessages` holds the error, so pipelines and ParaView keep running. A cancelled run
- * (AbortExecute set, e.g. from a progress observer) also gives an empty output.
+ * (AbortExecute set, e.g. from a progress observer) also gives an empty output; the cancel is
+ * forgotten when the next run starts (VTK 9.2 keeps the flag set), so that the next update runs.
  *
  * Parallel runs: with a controller of more than one process, every rank sends its points to
  * rank 0, which computes the one exact tree of all the data; the other ranks output no points.

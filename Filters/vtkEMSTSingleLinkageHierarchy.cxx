@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTSingleLinkageHierarchy.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
@@ -46,6 +47,7 @@ int vtkEMSTSingleLinkageHierarchy::FillInputPortInformation(int, vtkInformation*
 int vtkEMSTSingleLinkageHierarchy::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
   vtkTable* output = vtkTable::GetData(outputVector, 0);
   if (local == nullptr || output == nullptr)

@@ -304,15 +304,38 @@ void TestProgressAndCancel()
       "cancel at %d: output has %lld points", at,
       static_cast<long long>(output->GetNumberOfPoints()));
     EXPECT(log.Errors == 0, "cancel at %d: %d error events", at, log.Errors);
+    // The earlier run's cancel is forgotten: this run goes on until its own cancel.
+    EXPECT(static_cast<int>(log.Values.size()) > at,
+      "cancel at %d: the run stopped after %zu progress events (an earlier cancel still set)", at,
+      log.Values.size());
     std::printf(
       "cancel after progress event %d: empty output after %zu events\n", at, log.Values.size());
   }
-  // And the filter works again afterwards.
+  // And the next update runs in full, without clearing AbortExecute by hand (ParaView's Abort
+  // button leaves it set too).
   log = ProgressLog();
-  filter->SetAbortExecute(0);
   filter->Modified();
   filter->Update();
   CheckTree(filter->GetOutput(), "after cancel");
+
+  // The same for MST Clusters: cancelled at its first progress event, then complete.
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputConnection(filter->GetOutputPort());
+  clusters->SetThreshold(0.1);
+  vtkNew<vtkCallbackCommand> cancel;
+  cancel->SetCallback([](vtkObject* caller, unsigned long, void*, void*)
+    { static_cast<vtkAlgorithm*>(caller)->SetAbortExecute(1); });
+  const unsigned long observer = clusters->AddObserver(vtkCommand::ProgressEvent, cancel);
+  clusters->Update();
+  EXPECT(clusters->GetOutput()->GetNumberOfPoints() == 0, "cancelled cut: output not empty");
+  clusters->RemoveObserver(observer);
+  clusters->Modified();
+  clusters->Update();
+  EXPECT(clusters->GetOutput()->GetNumberOfPoints() == filter->GetOutput()->GetNumberOfPoints() &&
+      clusters->GetOutput()->GetPointData()->GetArray("ClusterId") != nullptr,
+    "the cut after a cancelled one: %lld points",
+    static_cast<long long>(clusters->GetOutput()->GetNumberOfPoints()));
+  std::printf("after a cancel, the next update of the tree and of the cut runs in full\n");
 }
 
 void TestErrorEvent()
