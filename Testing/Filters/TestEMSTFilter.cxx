@@ -832,6 +832,84 @@ void TestExtremeLengths()
   std::printf("extreme lengths: a line at 1e200, cubes of side 1e200 and 1e-200\n");
 }
 
+/// Every out-of-range cluster property is used clamped or replaced, and ClusterMessages says so.
+void TestClusterMessages()
+{
+  auto cloud = RandomCloud(300, VTK_FLOAT, 11);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetInputData(cloud);
+  tree->SetBackendToCPU();
+  tree->Update();
+  auto* lengths =
+    vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
+  const double middle = 0.5 *
+    (*std::min_element(lengths->GetPointer(0), lengths->GetPointer(0) + 299) +
+      *std::max_element(lengths->GetPointer(0), lengths->GetPointer(0) + 299));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case
+  {
+    const char* Label;
+    int Mode;
+    double Threshold, LinkingLength;
+    vtkIdType Clusters, MinimumSize;
+    const char* Note;         ///< a part of the expected ClusterMessages line; null: none expected
+    double ExpectedThreshold; ///< NaN: not checked
+    double ExpectedClusters;  ///< -1: not checked
+  };
+  const Case cases[] = {
+    { "Threshold -5", vtkEMSTClusters::THRESHOLD, -5, 0.2, 10, 1, "is negative: not set", middle,
+      -1 },
+    { "Threshold NaN", vtkEMSTClusters::THRESHOLD, nan, 0.2, 10, 1, "Threshold is NaN", middle,
+      -1 },
+    { "Threshold 0", vtkEMSTClusters::THRESHOLD, 0, 0.2, 10, 1, nullptr, 0.0, 300 },
+    { "LinkingLength -1", vtkEMSTClusters::LINKING_LENGTH, 0, -1, 10, 1, "b = 0 is used", 0.0,
+      300 },
+    { "LinkingLength NaN", vtkEMSTClusters::LINKING_LENGTH, 0, nan, 10, 1, "b = 0.2 is used", nan,
+      -1 },
+    { "NumberOfClusters 0", vtkEMSTClusters::NUMBER_OF_CLUSTERS, 0, 0.2, 0, 1, "below 1: 1 is used",
+      nan, 1 },
+    { "NumberOfClusters 305", vtkEMSTClusters::NUMBER_OF_CLUSTERS, 0, 0.2, 305, 1,
+      "exceeds the 300 points", nan, 300 },
+    { "MinimumClusterSize 0", vtkEMSTClusters::THRESHOLD, 0, 0.2, 10, 0, "below 1: 1 is used", 0.0,
+      300 },
+    { "MinimumClusterSize 301", vtkEMSTClusters::THRESHOLD, middle, 0.2, 10, 301,
+      "every point is noise", middle, 0 },
+    { "all in range", vtkEMSTClusters::NUMBER_OF_CLUSTERS, 0, 0.2, 7, 2, nullptr, nan, -1 },
+  };
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputConnection(tree->GetOutputPort());
+  for (const Case& c : cases)
+  {
+    clusters->SetCutMode(c.Mode);
+    clusters->SetThreshold(c.Threshold);
+    clusters->SetLinkingLength(c.LinkingLength);
+    clusters->SetNumberOfClusters(c.Clusters);
+    clusters->SetMinimumClusterSize(c.MinimumSize);
+    clusters->Update();
+    vtkPolyData* out = clusters->GetOutput();
+    auto* notes =
+      vtkStringArray::SafeDownCast(out->GetFieldData()->GetAbstractArray("ClusterMessages"));
+    std::string all;
+    for (vtkIdType k = 0; notes != nullptr && k < notes->GetNumberOfValues(); ++k)
+    {
+      all += notes->GetValue(k) + " | ";
+    }
+    const bool clampNote = all.find(" is used") != std::string::npos ||
+      all.find("not set") != std::string::npos || all.find("exceeds") != std::string::npos ||
+      all.find("is NaN") != std::string::npos;
+    EXPECT(c.Note != nullptr ? all.find(c.Note) != std::string::npos : !clampNote,
+      "%s: ClusterMessages '%s'", c.Label, all.c_str());
+    EXPECT(std::isnan(c.ExpectedThreshold) ||
+        FieldDouble(out, "ClusterThreshold") == c.ExpectedThreshold,
+      "%s: ClusterThreshold %.17g, expected %.17g", c.Label, FieldDouble(out, "ClusterThreshold"),
+      c.ExpectedThreshold);
+    EXPECT(c.ExpectedClusters < 0 || FieldDouble(out, "NumberOfClusters") == c.ExpectedClusters,
+      "%s: %g clusters, expected %g", c.Label, FieldDouble(out, "NumberOfClusters"),
+      c.ExpectedClusters);
+    std::printf("%s: %s\n", c.Label, all.empty() ? "(no note)" : all.c_str());
+  }
+}
+
 void TestNoPointsObject()
 {
   vtkNew<vtkPolyData> nothing;
@@ -869,6 +947,7 @@ int main()
   TestClustersBackend();
   TestNoPointsObject();
   TestExtremeLengths();
+  TestClusterMessages();
   std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
   return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

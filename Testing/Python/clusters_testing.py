@@ -169,6 +169,12 @@ def point_array(data, name, vtk_type=None):
     return numpy_support.vtk_to_numpy(array).astype(np.int64 if vtk_type in (VTK_INT, VTK_ID_TYPE) else np.float64)
 
 
+def notes(data, name="ClusterMessages"):
+    """The strings of a field-data string array (the filters' messages), [] when it is absent."""
+    array = data.GetFieldData().GetAbstractArray(name)
+    return [array.GetValue(k) for k in range(array.GetNumberOfValues())] if array is not None else []
+
+
 def column(table, name, vtk_type=None, components=1):
     array = table.GetColumnByName(name)
     assert array is not None, "table column %s missing (columns: %s)" % (

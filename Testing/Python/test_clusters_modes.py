@@ -43,9 +43,12 @@ def threshold_cuts(points, label, arrays=None):
     finite = length[np.isfinite(length)]
     smallest = float(finite.min()) if len(finite) else 0.0
     largest = float(finite.max()) if len(finite) else 0.0
-    below = smallest / 2 if smallest > 0 else -1.0
+    # Below every edge of non-zero length (a negative Threshold means: not set, and zero-length
+    # edges between identical points are kept at any threshold).
+    below = smallest / 2 if smallest > 0 else 0.0
     out, ids, clusters = c.expect_threshold_cut(pipe, tree, below, 1, label + ": below every edge", arrays)
-    assert clusters == n and np.array_equal(ids, np.arange(n)), label + ": below every edge is not n singletons in index order"
+    if smallest > 0:
+        assert clusters == n and np.array_equal(ids, np.arange(n)), label + ": below every edge is not n singletons in index order"
     out, ids, clusters = c.expect_threshold_cut(pipe, tree, largest * 2 + 1, 1, label + ": above every edge", arrays)
     # A spanning forest: n - edges groups (one for a tree; non-finite points are groups of one).
     assert clusters == n - len(length), "%s: above every edge: %d clusters, expected %d" % (label, clusters, n - len(length))
