@@ -373,6 +373,7 @@ int vtkEMSTClusters::RequestData(
   }
   vtkEMSTEngineBridge::ClusterTree& tree = *cache.Tree;
   messages.insert(messages.end(), tree.Messages().begin(), tree.Messages().end());
+  messages.insert(messages.end(), tree.Notes().begin(), tree.Notes().end());
   if (vtkEMSTAbort::Requested(this))
   {
     MakeEmpty(output, "none (cancelled)", { "cancelled" });

@@ -20,6 +20,7 @@
 #include "vtkUnsignedCharArray.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -311,6 +312,33 @@ void MakeLines(const emst::Edge* edges, vtkIdType count, const std::vector<vtkId
   lines->SetData(offsets, connectivity);
 }
 
+/// What Auto means on this machine. Without a usable GPU it is the CPU, chosen here rather than
+/// by the engine so that the note saying so is known: the filters record it at every run (the
+/// messages arrays) but warn with it once per process, since every warning opens ParaView's
+/// Output Messages window and a CPU-only user would see it at every run.
+struct BackendChoice
+{
+  int Backend = 0;   ///< 0 auto, 1 CUDA, 2 CPU: what to ask the engine for
+  std::string Note;  ///< why Auto runs on the CPU; empty otherwise
+  bool Warn = false; ///< the first such note of the process
+};
+
+BackendChoice ChooseBackend(int backend, const std::string& before, const std::string& after)
+{
+  BackendChoice choice;
+  choice.Backend = backend;
+  std::string reason;
+  if (backend != 0 || emst::cudaDeviceAvailable(&reason))
+  {
+    return choice;
+  }
+  static std::atomic<bool> warned{ false };
+  choice.Backend = 2;
+  choice.Note = before + reason + after;
+  choice.Warn = !warned.exchange(true);
+  return choice;
+}
+
 /// Runs f(), turning every exception into a Status (emst::Error codes named, Cancelled kept).
 template <class F>
 Status Guarded(F&& f)
@@ -395,8 +423,14 @@ Result ComputeTree(const Request& request)
         return;
       }
 
+      const BackendChoice choice =
+        ChooseBackend(request.Backend, "no usable CUDA device (", "); ran on the CPU");
+      if (!choice.Note.empty())
+      {
+        (choice.Warn ? result.Messages : result.Notes).push_back(choice.Note);
+      }
       emst::Options options;
-      options.backend = ToEngineBackend(request.Backend);
+      options.backend = ToEngineBackend(choice.Backend);
       options.progress = [&report](double fraction, const char* step)
       { return report(GatherShare + EngineShare * fraction, step); };
       const emst::Result tree = emst::computeEmst(cloud.View, options);
@@ -415,7 +449,7 @@ Result ComputeTree(const Request& request)
       result.BackendId = FromEngineBackend(tree.stats.backend);
       result.ComputeMilliseconds = tree.stats.computeMilliseconds;
       result.PointsInTree = static_cast<vtkIdType>(tree.stats.validPoints);
-      result.Messages = tree.messages;
+      result.Messages.insert(result.Messages.end(), tree.messages.begin(), tree.messages.end());
       report(1.0, "Done");
     });
   if (result.Outcome.Code != Status::Ok)
@@ -432,6 +466,8 @@ struct ClusterTree::Internals
 {
   vtkIdType Points = 0;
   std::unique_ptr<emst::TreeCutter> Cutter;
+  std::vector<std::string> Messages; ///< the engine's notes, and the first no-GPU note
+  std::vector<std::string> Notes;    ///< a later no-GPU note
 };
 
 ClusterTree::ClusterTree()
@@ -498,9 +534,18 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
     [&]
     {
       const vtkIdType n = tree->GetNumberOfPoints();
-      result->Data->Points = n;
-      result->Data->Cutter = std::make_unique<emst::TreeCutter>(
-        static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(backend));
+      Internals& data = *result->Data;
+      data.Points = n;
+      const BackendChoice choice =
+        ChooseBackend(backend, "no usable GPU (", "): the cut runs on the CPU");
+      if (!choice.Note.empty())
+      {
+        (choice.Warn ? data.Messages : data.Notes).push_back(choice.Note);
+      }
+      data.Cutter = std::make_unique<emst::TreeCutter>(
+        static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(choice.Backend));
+      data.Messages.insert(
+        data.Messages.end(), data.Cutter->messages().begin(), data.Cutter->messages().end());
     });
   if (status.Code != Status::Ok)
   {
@@ -543,7 +588,12 @@ std::string ClusterTree::BackendDescription() const
 
 const std::vector<std::string>& ClusterTree::Messages() const
 {
-  return this->Data->Cutter->messages();
+  return this->Data->Messages;
+}
+
+const std::vector<std::string>& ClusterTree::Notes() const
+{
+  return this->Data->Notes;
 }
 
 ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSize)

@@ -76,7 +76,10 @@ struct Result
   vtkIdType PointsInTree = 0;        ///< finite, non-ghost points
   vtkIdType GhostPoints = 0;         ///< left out because of their ghost flags
   std::string InputPath;             ///< e.g. "zero-copy float32 3D", "copied float64 2D (z = 0)"
-  std::vector<std::string> Messages; ///< the engine's warnings and notes
+  std::vector<std::string> Messages; ///< the engine's warnings and notes: to warn with and record
+  /// Notes to record but not to warn with: Auto without a usable GPU after the first time in the
+  /// process (the first time it is in Messages).
+  std::vector<std::string> Notes;
 };
 
 /// The backend to run (0 auto, 1 CUDA, 2 CPU): an explicit CUDA or CPU property wins; with auto,
@@ -109,9 +112,12 @@ public:
   vtkIdType EdgesAtMost(double threshold) const;
   /// Edges kept for `clusters` groups: NumberOfPoints - clusters, clamped to the edges there are.
   vtkIdType EdgesForGroups(vtkIdType clusters) const;
-  /// "CUDA (<device>)" or "CPU"; and the engine's notes (e.g. a fall-back to the CPU).
+  /// "CUDA (<device>)" or "CPU"; the engine's notes (e.g. a fall-back to the CPU), to warn with
+  /// once per tree; and the notes only to record (Auto without a usable GPU, after the first
+  /// time in the process: see Result::Notes).
   std::string BackendDescription() const;
   const std::vector<std::string>& Messages() const;
+  const std::vector<std::string>& Notes() const;
 
   struct Cut
   {

@@ -247,6 +247,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     vtkWarningMacro(<< message);
     messages.push_back(message);
   }
+  messages.insert(messages.end(), tree.Notes.begin(), tree.Notes.end());
   if (tree.GhostPoints > 0)
   {
     messages.push_back(

@@ -42,6 +42,9 @@
  * (AbortExecute set, e.g. from a progress observer) also gives an empty output; the cancel is
  * forgotten when the next run starts (VTK 9.2 keeps the flag set), so that the next update runs.
  *
+ * AUTO on a machine without a usable GPU runs on the CPU and notes it in `EMSTMessages` at every
+ * run, but warns (vtkWarningMacro, ParaView's Output Messages window) once per process.
+ *
  * Parallel runs: with a controller of more than one process, every rank sends its points to
  * rank 0, which computes the one exact tree of all the data; the other ranks output no points.
  *
