@@ -374,6 +374,12 @@ int vtkEMSTClusters::RequestData(
   vtkEMSTEngineBridge::ClusterTree& tree = *cache.Tree;
   messages.insert(messages.end(), tree.Messages().begin(), tree.Messages().end());
   messages.insert(messages.end(), tree.Notes().begin(), tree.Notes().end());
+  if (tree.NumberOfLeftOut() > 0)
+  {
+    messages.push_back(std::to_string(tree.NumberOfLeftOut()) +
+      " points are not in the tree (non-finite coordinates or ghosts): ClusterId -1, "
+      "ClusterSize 0, in no cluster (counted in NoisePoints)");
+  }
   if (vtkEMSTAbort::Requested(this))
   {
     MakeEmpty(output, "none (cancelled)", { "cancelled" });

@@ -28,7 +28,9 @@
  *
  * Output 0 (vtkPolyData): the input points and point arrays, plus point arrays `ClusterId` (int:
  * 0 = the largest cluster, then by decreasing size, ties by smallest point id; -1 = noise) and
- * `ClusterSize` (vtkIdType: the size of the point's group, noise included); the kept edges as
+ * `ClusterSize` (vtkIdType: the size of the point's group, noise included). Points not in the
+ * tree (non-finite coordinates, DUPLICATEPOINT or HIDDENPOINT ghosts, and no line) are in no
+ * group: ClusterId -1, ClusterSize 0, counted in NoisePoints, with a note; the kept edges as
  * lines, shortest first, with cell array `EdgeLength`. Field data `ClusterThreshold`,
  * `NumberOfClusters`, `NoisePoints`, `ClusterBackend`, `ClusterCutMilliseconds`,
  * `ClusterMessages`.

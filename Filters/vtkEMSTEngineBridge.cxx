@@ -12,9 +12,12 @@
 #include "vtkCellArray.h"
 #include "vtkCellArrayIterator.h"
 #include "vtkDataArrayRange.h"
+#include "vtkDataSet.h"
+#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
+#include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
 #include "vtkUnsignedCharArray.h"
@@ -376,6 +379,23 @@ Status Guarded(F&& f)
 
 } // namespace
 
+unsigned char LeftOutGhostBits()
+{
+  return vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
+}
+
+vtkUnsignedCharArray* PointGhosts(vtkDataSet* data)
+{
+  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
+    data->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
+  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
+    ghosts->GetNumberOfTuples() != data->GetNumberOfPoints())
+  {
+    return nullptr;
+  }
+  return ghosts;
+}
+
 int ResolveBackend(int property, std::string& warning)
 {
   const char* env = std::getenv("EMST_BACKEND");
@@ -464,7 +484,10 @@ Result ComputeTree(const Request& request)
 //------------------------------------------------------------------------------
 struct ClusterTree::Internals
 {
-  vtkIdType Points = 0;
+  vtkIdType Points = 0; ///< input points, left out ones included
+  vtkIdType Leaves = 0; ///< points in the tree: the cutter's points
+  /// Input point of each leaf (size Leaves), increasing; empty when every point is a leaf.
+  std::vector<vtkIdType> PointOfLeaf;
   std::unique_ptr<emst::TreeCutter> Cutter;
   std::vector<std::string> Messages; ///< the engine's notes, and the first no-GPU note
   std::vector<std::string> Notes;    ///< a later no-GPU note
@@ -479,6 +502,56 @@ ClusterTree::~ClusterTree() = default;
 
 namespace
 {
+
+/// The points of `tree` that are in it, as the tree filter decides: finite coordinates and no
+/// vtkGhostType bit DUPLICATEPOINT or HIDDENPOINT; and any point that a line touches (a forest
+/// from elsewhere). Returns the input point of each leaf, or nothing when every point is one.
+std::vector<vtkIdType> TreeLeaves(vtkPolyData* tree)
+{
+  const vtkIdType n = tree->GetNumberOfPoints();
+  std::vector<char> leaf(static_cast<std::size_t>(n), 1);
+  vtkUnsignedCharArray* ghosts = PointGhosts(tree);
+  bool all = true;
+  double p[3];
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    tree->GetPoint(k, p);
+    if (IsLeftOut(ghosts, k, LeftOutGhostBits()) || !std::isfinite(p[0]) || !std::isfinite(p[1]) ||
+      !std::isfinite(p[2]))
+    {
+      leaf[static_cast<std::size_t>(k)] = 0;
+      all = false;
+    }
+  }
+  if (all)
+  {
+    return {};
+  }
+  vtkCellArray* lines = tree->GetLines();
+  vtkIdType npts = 0;
+  const vtkIdType* ids = nullptr;
+  auto it = vtk::TakeSmartPointer(lines ? lines->NewIterator() : nullptr);
+  for (vtkIdType c = 0; lines != nullptr && c < lines->GetNumberOfCells(); ++c)
+  {
+    it->GetCellAtId(c, npts, ids);
+    for (vtkIdType k = 0; k < npts; ++k)
+    {
+      if (ids[k] >= 0 && ids[k] < n)
+      {
+        leaf[static_cast<std::size_t>(ids[k])] = 1;
+      }
+    }
+  }
+  std::vector<vtkIdType> pointOfLeaf;
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    if (leaf[static_cast<std::size_t>(k)])
+    {
+      pointOfLeaf.push_back(k);
+    }
+  }
+  return pointOfLeaf;
+}
 
 /// The edges of the line cells of `tree`; see ClusterTree::Create.
 std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
@@ -536,6 +609,24 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
       const vtkIdType n = tree->GetNumberOfPoints();
       Internals& data = *result->Data;
       data.Points = n;
+      data.PointOfLeaf = TreeLeaves(tree);
+      data.Leaves = data.PointOfLeaf.empty() ? n : static_cast<vtkIdType>(data.PointOfLeaf.size());
+      std::vector<emst::Edge> edges = ReadEdges(tree, lengths);
+      if (!data.PointOfLeaf.empty())
+      {
+        // Edges in leaf numbers: an increasing map, so the order (length, i, j) is kept.
+        std::vector<std::uint32_t> leafOfPoint(static_cast<std::size_t>(n), 0);
+        for (std::size_t leaf = 0; leaf < data.PointOfLeaf.size(); ++leaf)
+        {
+          leafOfPoint[static_cast<std::size_t>(data.PointOfLeaf[leaf])] =
+            static_cast<std::uint32_t>(leaf);
+        }
+        for (emst::Edge& edge : edges)
+        {
+          edge.i = leafOfPoint[edge.i];
+          edge.j = leafOfPoint[edge.j];
+        }
+      }
       const BackendChoice choice =
         ChooseBackend(backend, "no usable GPU (", "): the cut runs on the CPU");
       if (!choice.Note.empty())
@@ -543,7 +634,7 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
         (choice.Warn ? data.Messages : data.Notes).push_back(choice.Note);
       }
       data.Cutter = std::make_unique<emst::TreeCutter>(
-        static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(choice.Backend));
+        static_cast<std::size_t>(data.Leaves), std::move(edges), ToEngineBackend(choice.Backend));
       data.Messages.insert(
         data.Messages.end(), data.Cutter->messages().begin(), data.Cutter->messages().end());
     });
@@ -556,7 +647,12 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
 
 vtkIdType ClusterTree::NumberOfPoints() const
 {
-  return this->Data->Points;
+  return this->Data->Leaves;
+}
+
+vtkIdType ClusterTree::NumberOfLeftOut() const
+{
+  return this->Data->Points - this->Data->Leaves;
 }
 
 vtkIdType ClusterTree::NumberOfEdges() const
@@ -599,7 +695,9 @@ const std::vector<std::string>& ClusterTree::Notes() const
 ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSize)
 {
   Cut cut;
-  const vtkIdType n = this->Data->Points;
+  const Internals& data = *this->Data;
+  const vtkIdType n = data.Points;
+  const vtkIdType leaves = data.Leaves;
   cut.ClusterId = vtkEMSTArrays::Named<vtkIntArray>("ClusterId");
   cut.ClusterSize = vtkEMSTArrays::Named<vtkIdTypeArray>("ClusterSize");
   cut.Lines = vtkSmartPointer<vtkCellArray>::New();
@@ -611,15 +709,44 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
       kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
       cut.ClusterId->SetNumberOfValues(n);
       cut.ClusterSize->SetNumberOfValues(n);
-      const emst::Clustering clustering = this->Data->Cutter->cut(static_cast<std::size_t>(kept),
+      // The cutter labels the leaves; with points left out, into buffers that are then spread
+      // over the points (a left-out point: ClusterId -1, ClusterSize 0).
+      std::vector<std::int32_t> idOfLeaf;
+      std::vector<std::int64_t> sizeOfLeaf;
+      std::int32_t* ids = n > 0 ? cut.ClusterId->GetPointer(0) : nullptr;
+      std::int64_t* sizes =
+        n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr;
+      if (!data.PointOfLeaf.empty())
+      {
+        idOfLeaf.resize(static_cast<std::size_t>(leaves));
+        sizeOfLeaf.resize(static_cast<std::size_t>(leaves));
+        ids = idOfLeaf.data();
+        sizes = sizeOfLeaf.data();
+      }
+      const emst::Clustering clustering = data.Cutter->cut(static_cast<std::size_t>(kept),
         static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
-        n > 0 ? cut.ClusterId->GetPointer(0) : nullptr,
-        n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr);
-      MakeLines(this->Data->Cutter->sortedEdges().data(), kept, nullptr, cut.Lines, cut.EdgeLength);
-      cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
+        leaves > 0 ? ids : nullptr, leaves > 0 ? sizes : nullptr);
       cut.FirstPoint.assign(clustering.firstPoint.begin(), clustering.firstPoint.end());
+      if (!data.PointOfLeaf.empty())
+      {
+        cut.ClusterId->FillValue(-1);
+        cut.ClusterSize->FillValue(0);
+        for (vtkIdType leaf = 0; leaf < leaves; ++leaf)
+        {
+          const vtkIdType point = data.PointOfLeaf[static_cast<std::size_t>(leaf)];
+          cut.ClusterId->SetValue(point, idOfLeaf[static_cast<std::size_t>(leaf)]);
+          cut.ClusterSize->SetValue(point, sizeOfLeaf[static_cast<std::size_t>(leaf)]);
+        }
+        for (vtkIdType& first : cut.FirstPoint)
+        {
+          first = data.PointOfLeaf[static_cast<std::size_t>(first)];
+        }
+      }
+      MakeLines(data.Cutter->sortedEdges().data(), kept,
+        data.PointOfLeaf.empty() ? nullptr : &data.PointOfLeaf, cut.Lines, cut.EdgeLength);
+      cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
       cut.Groups = static_cast<vtkIdType>(clustering.groups);
-      cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints);
+      cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints) + (n - leaves);
       cut.Milliseconds = clustering.milliseconds;
     });
   return cut;
@@ -632,11 +759,19 @@ ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
   h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
   h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
   h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
+  h.LeafPointId = vtkEMSTArrays::Named<vtkIdTypeArray>("LeafPointId");
   h.Outcome = Guarded(
     [&]
     {
+      const Internals& data = *this->Data;
+      h.LeafPointId->SetNumberOfValues(data.Leaves);
+      for (vtkIdType leaf = 0; leaf < data.Leaves; ++leaf)
+      {
+        h.LeafPointId->SetValue(
+          leaf, data.PointOfLeaf.empty() ? leaf : data.PointOfLeaf[static_cast<std::size_t>(leaf)]);
+      }
       const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
-        static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());
+        static_cast<std::size_t>(data.Leaves), data.Cutter->sortedEdges());
       const vtkIdType rows = static_cast<vtkIdType>(merges.size());
       h.Cluster1->SetNumberOfValues(rows);
       h.Cluster2->SetNumberOfValues(rows);

@@ -17,6 +17,7 @@
 
 class vtkCellArray;
 class vtkDataArray;
+class vtkDataSet;
 class vtkDoubleArray;
 class vtkIdTypeArray;
 class vtkIntArray;
@@ -39,6 +40,13 @@ struct Status
   StatusType Code = Ok;
   std::string ErrorMessage;
 };
+
+/// The vtkGhostType bits that keep a point out of the tree: a copy of a point owned by another
+/// piece (DUPLICATEPOINT) or a blanked point (HIDDENPOINT).
+unsigned char LeftOutGhostBits();
+
+/// The vtkGhostType point array of a data set, when it has one value per point; else null.
+vtkUnsignedCharArray* PointGhosts(vtkDataSet* data);
 
 /// One block of the cloud. The blocks are concatenated in order: point k of block b is output
 /// point (sum of the sizes of blocks 0..b-1) + k.
@@ -100,11 +108,18 @@ public:
   /// from `lengths`, a one-component cell array, when given and every line has two points (line k
   /// is cell NumberOfVerts + k); else computed from the points in double. backend: 0 auto
   /// (the GPU when usable), 1 CUDA, 2 CPU. Returns null with `status` set on failure.
+  ///
+  /// The leaves, the points the cuts and the hierarchy are about, are the points in the tree as
+  /// the tree filter decides (finite coordinates, no DUPLICATEPOINT or HIDDENPOINT ghost bit),
+  /// and any point a line touches; the others are left out: ClusterId -1 and ClusterSize 0 in a
+  /// cut, and no leaf of the hierarchy.
   static std::unique_ptr<ClusterTree> Create(
     vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status);
   ~ClusterTree();
 
+  /// The leaves (points in the tree); and the input points left out of it.
   vtkIdType NumberOfPoints() const;
+  vtkIdType NumberOfLeftOut() const;
   vtkIdType NumberOfEdges() const;
   /// Length of the k-th shortest edge (edges in (length, i, j) order).
   double SortedLength(vtkIdType k) const;
@@ -129,14 +144,15 @@ public:
     std::vector<vtkIdType> Sizes;                ///< per cluster (id order)
     std::vector<vtkIdType> FirstPoint;           ///< per cluster: its smallest point id
     vtkIdType Groups = 0;
-    vtkIdType NoisePoints = 0;
+    vtkIdType NoisePoints = 0; ///< points with ClusterId -1: small groups and left-out points
     double Milliseconds = 0.0;
   };
   /// Keeps the `kept` shortest edges and labels the clusters (see emst::TreeCutter::cut).
   Cut CutTree(vtkIdType kept, vtkIdType minimumClusterSize);
 
-  /// The single-linkage hierarchy in scipy's layout: arrays "Cluster1", "Cluster2", "Height",
-  /// "Size", one row per edge.
+  /// The single-linkage hierarchy of the leaves in scipy's layout: arrays "Cluster1", "Cluster2",
+  /// "Height", "Size", one row per edge, leaf k being cluster k; and "LeafPointId", the input
+  /// point of each leaf (0, 1, ... when no point is left out).
   struct Hierarchy
   {
     Status Outcome;
@@ -144,6 +160,7 @@ public:
     vtkSmartPointer<vtkIdTypeArray> Cluster2;
     vtkSmartPointer<vtkDoubleArray> Height;
     vtkSmartPointer<vtkIdTypeArray> Size;
+    vtkSmartPointer<vtkIdTypeArray> LeafPointId;
   };
   Hierarchy ComputeHierarchy() const;
 

@@ -12,7 +12,6 @@
 #include "vtkCompositeDataIterator.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataObject.h"
-#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
@@ -27,7 +26,6 @@
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
-#include "vtkUnsignedCharArray.h"
 
 #include <string>
 #include <vector>
@@ -37,24 +35,6 @@ vtkCxxSetObjectMacro(vtkEMSTEuclideanMinimumSpanningTree, Controller, vtkMultiPr
 
 namespace
 {
-
-// Ghost bits that keep a point out of the tree: a copy of a point owned by another piece, or a
-// blanked point.
-constexpr unsigned char LeftOutGhostBits =
-  vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
-
-/// The vtkGhostType point array of a point set, when it has one value per point.
-vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
-{
-  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
-    points->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
-  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
-    ghosts->GetNumberOfTuples() != points->GetNumberOfPoints())
-  {
-    return nullptr;
-  }
-  return ghosts;
-}
 
 /// Field data that says what ran; present on every output, empty or not. backendId: the
 /// BackendType that ran (CUDA, CPU), AUTO when no engine ran.
@@ -211,11 +191,11 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkEMSTGather::Append(leaves, output, false);
 
   vtkEMSTEngineBridge::Request request;
-  request.GhostMask = LeftOutGhostBits;
+  request.GhostMask = vtkEMSTEngineBridge::LeftOutGhostBits();
   request.Backend = backend;
   for (const auto& leaf : leaves)
   {
-    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
+    request.Blocks.push_back({ leaf->GetPoints(), vtkEMSTEngineBridge::PointGhosts(leaf) });
   }
   request.Progress = [this](double fraction, const char* step)
   {
