@@ -81,8 +81,8 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMST_BUILD_PLUGIN=ON $
 plugin="$build/lib/paraview-5.11/plugins/EMST/EMST.so"
 
 if [ "$mode" = demo ]; then
-  # The plugin, the libexpat work-around and the emst program; the tests are built by 'test'.
-  cmake --build "$build" -j "$jobs" --target EMST EMSTExpatFix emst_cli
+  # The plugin, the two work-around libraries and the emst program; the tests are built by 'test'.
+  cmake --build "$build" -j "$jobs" --target EMST EMSTExpatFix EMSTPvtuFix emst_cli
   out="$build/demo"
   echo "== the demo: EMST of Data/sample_cloud.vtp"
   # -noreset: an X server that resets when its last client leaves can refuse pvpython's second

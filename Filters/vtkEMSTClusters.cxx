@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTClusters.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -183,6 +185,14 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
   }
 }
 
+/// A number for a message, in full (%.17g reads back as the same double).
+std::string Text(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
 /// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points.
 double LinkingThreshold(vtkPolyData* input, double b)
 {
@@ -205,13 +215,18 @@ double LinkingThreshold(vtkPolyData* input, double b)
       hi[a] = std::max(hi[a], p[a]);
     }
   }
-  double volume = 1.0;
+  // V = mantissa * 2^exponent, the extents' mantissas and exponents multiplied apart, so that no
+  // range of coordinates overflows or underflows the volume (extents of 1e200 or 1e-200 in 3D).
+  double mantissa = 1.0;
+  int exponent = 0;
   int dimensions = 0;
   for (int a = 0; a < 3 && finite > 0; ++a)
   {
     if (hi[a] > lo[a])
     {
-      volume *= hi[a] - lo[a];
+      int e = 0;
+      mantissa *= std::frexp(hi[a] - lo[a], &e);
+      exponent += e;
       ++dimensions;
     }
   }
@@ -219,7 +234,12 @@ double LinkingThreshold(vtkPolyData* input, double b)
   {
     return 0.0; // one point, or all identical: every spacing is 0
   }
-  return b * std::pow(volume / static_cast<double>(finite), 1.0 / dimensions);
+  // (V / n)^(1/d) = (mantissa 2^r / n)^(1/d) 2^q with exponent = q d + r, 0 <= r < d.
+  const int q = static_cast<int>(std::floor(static_cast<double>(exponent) / dimensions));
+  const int r = exponent - q * dimensions;
+  return b *
+    std::ldexp(
+      std::pow(std::ldexp(mantissa, r) / static_cast<double>(finite), 1.0 / dimensions), q);
 }
 
 } // namespace
@@ -259,6 +279,7 @@ int vtkEMSTClusters::FillOutputPortInformation(int port, vtkInformation* info)
 int vtkEMSTClusters::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   vtkTable* table = vtkTable::GetData(outputVector, 1);
@@ -310,8 +331,8 @@ int vtkEMSTClusters::RequestData(
   }
   if (input->GetPoints() == nullptr) // an empty data set may have no vtkPoints at all
   {
-    MakeEmpty(
-      output, "none (no points)", messages, this->CutMode == THRESHOLD ? this->Threshold : 0.0);
+    MakeEmpty(output, "none (no points)", messages,
+      this->CutMode == THRESHOLD && this->Threshold >= 0.0 ? this->Threshold : 0.0);
     return 1;
   }
 
@@ -352,37 +373,98 @@ int vtkEMSTClusters::RequestData(
   }
   vtkEMSTEngineBridge::ClusterTree& tree = *cache.Tree;
   messages.insert(messages.end(), tree.Messages().begin(), tree.Messages().end());
-  if (this->GetAbortExecute())
+  messages.insert(messages.end(), tree.Notes().begin(), tree.Notes().end());
+  if (tree.NumberOfLeftOut() > 0)
+  {
+    messages.push_back(std::to_string(tree.NumberOfLeftOut()) +
+      " points are not in the tree (non-finite coordinates or ghosts): ClusterId -1, "
+      "ClusterSize 0, in no cluster (counted in NoisePoints)");
+  }
+  if (vtkEMSTAbort::Requested(this))
   {
     MakeEmpty(output, "none (cancelled)", { "cancelled" });
     return 1;
   }
   this->UpdateProgress(0.4);
 
+  // The properties as the cut uses them: a value outside its range is clamped or replaced, and
+  // ClusterMessages says so (a user who typed it must learn what was done instead).
+  const vtkIdType n = tree.NumberOfPoints();
   vtkIdType kept = 0;
   double threshold = this->Threshold;
   switch (this->CutMode)
   {
     case LINKING_LENGTH:
-      threshold = LinkingThreshold(input, this->LinkingLength);
+    {
+      double b = this->LinkingLength;
+      if (std::isnan(b))
+      {
+        b = 0.2;
+        messages.emplace_back("LinkingLength is NaN: ignored, the default b = 0.2 is used");
+      }
+      else if (b < 0.0)
+      {
+        messages.push_back("LinkingLength " + Text(b) + " is negative: b = 0 is used");
+        b = 0.0;
+      }
+      threshold = LinkingThreshold(input, b);
       kept = tree.EdgesAtMost(threshold);
       break;
+    }
     case NUMBER_OF_CLUSTERS:
-      kept = tree.EdgesForGroups(this->NumberOfClusters);
+    {
+      vtkIdType k = this->NumberOfClusters;
+      if (k < 1)
+      {
+        messages.push_back("NumberOfClusters " + std::to_string(k) + " is below 1: 1 is used");
+        k = 1;
+      }
+      else if (k > n && n > 0)
+      {
+        messages.push_back("NumberOfClusters " + std::to_string(k) + " exceeds the " +
+          std::to_string(n) + " points: every point is a group of its own");
+      }
+      kept = tree.EdgesForGroups(k);
       threshold = kept > 0 ? tree.SortedLength(kept - 1) : 0.0;
-      if (tree.NumberOfPoints() - kept > this->NumberOfClusters && tree.NumberOfPoints() > 0)
+      if (n - kept > k && n > 0)
       {
         messages.push_back("the input forest has more components than NumberOfClusters: " +
-          std::to_string(tree.NumberOfPoints() - kept) + " groups");
+          std::to_string(n - kept) + " groups");
       }
       break;
+    }
     default:
+      if (!(threshold >= 0.0)) // negative (the default: not set) or NaN
+      {
+        // The middle of the edge lengths, where ParaView's slider starts: what the user sees
+        // before choosing, and the same number (its domain's mid of the EdgeLength range).
+        const vtkIdType edges = tree.NumberOfEdges();
+        const double middle =
+          edges > 0 ? 0.5 * (tree.SortedLength(0) + tree.SortedLength(edges - 1)) : 0.0;
+        messages.push_back(
+          (std::isnan(threshold) ? std::string("Threshold is NaN: ignored")
+                                 : "Threshold " + Text(threshold) + " is negative: not set") +
+          "; the cut is at the middle of the edge lengths, " + Text(middle));
+        threshold = middle;
+      }
       kept = tree.EdgesAtMost(threshold);
       break;
   }
+  vtkIdType minimumSize = this->MinimumClusterSize;
+  if (minimumSize < 1)
+  {
+    messages.push_back(
+      "MinimumClusterSize " + std::to_string(minimumSize) + " is below 1: 1 is used");
+    minimumSize = 1;
+  }
+  else if (minimumSize > n && n > 0)
+  {
+    messages.push_back("MinimumClusterSize " + std::to_string(minimumSize) + " exceeds the " +
+      std::to_string(n) + " points: every point is noise");
+  }
 
   this->SetProgressText("Cutting the tree");
-  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, this->MinimumClusterSize);
+  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, minimumSize);
   this->SetProgressText(nullptr);
   if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
   {

@@ -17,6 +17,7 @@
 
 class vtkCellArray;
 class vtkDataArray;
+class vtkDataSet;
 class vtkDoubleArray;
 class vtkIdTypeArray;
 class vtkIntArray;
@@ -39,6 +40,13 @@ struct Status
   StatusType Code = Ok;
   std::string ErrorMessage;
 };
+
+/// The vtkGhostType bits that keep a point out of the tree: a copy of a point owned by another
+/// piece (DUPLICATEPOINT) or a blanked point (HIDDENPOINT).
+unsigned char LeftOutGhostBits();
+
+/// The vtkGhostType point array of a data set, when it has one value per point; else null.
+vtkUnsignedCharArray* PointGhosts(vtkDataSet* data);
 
 /// One block of the cloud. The blocks are concatenated in order: point k of block b is output
 /// point (sum of the sizes of blocks 0..b-1) + k.
@@ -76,7 +84,10 @@ struct Result
   vtkIdType PointsInTree = 0;        ///< finite, non-ghost points
   vtkIdType GhostPoints = 0;         ///< left out because of their ghost flags
   std::string InputPath;             ///< e.g. "zero-copy float32 3D", "copied float64 2D (z = 0)"
-  std::vector<std::string> Messages; ///< the engine's warnings and notes
+  std::vector<std::string> Messages; ///< the engine's warnings and notes: to warn with and record
+  /// Notes to record but not to warn with: Auto without a usable GPU after the first time in the
+  /// process (the first time it is in Messages).
+  std::vector<std::string> Notes;
 };
 
 /// The backend to run (0 auto, 1 CUDA, 2 CPU): an explicit CUDA or CPU property wins; with auto,
@@ -97,11 +108,18 @@ public:
   /// from `lengths`, a one-component cell array, when given and every line has two points (line k
   /// is cell NumberOfVerts + k); else computed from the points in double. backend: 0 auto
   /// (the GPU when usable), 1 CUDA, 2 CPU. Returns null with `status` set on failure.
+  ///
+  /// The leaves, the points the cuts and the hierarchy are about, are the points in the tree as
+  /// the tree filter decides (finite coordinates, no DUPLICATEPOINT or HIDDENPOINT ghost bit),
+  /// and any point a line touches; the others are left out: ClusterId -1 and ClusterSize 0 in a
+  /// cut, and no leaf of the hierarchy.
   static std::unique_ptr<ClusterTree> Create(
     vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status);
   ~ClusterTree();
 
+  /// The leaves (points in the tree); and the input points left out of it.
   vtkIdType NumberOfPoints() const;
+  vtkIdType NumberOfLeftOut() const;
   vtkIdType NumberOfEdges() const;
   /// Length of the k-th shortest edge (edges in (length, i, j) order).
   double SortedLength(vtkIdType k) const;
@@ -109,9 +127,12 @@ public:
   vtkIdType EdgesAtMost(double threshold) const;
   /// Edges kept for `clusters` groups: NumberOfPoints - clusters, clamped to the edges there are.
   vtkIdType EdgesForGroups(vtkIdType clusters) const;
-  /// "CUDA (<device>)" or "CPU"; and the engine's notes (e.g. a fall-back to the CPU).
+  /// "CUDA (<device>)" or "CPU"; the engine's notes (e.g. a fall-back to the CPU), to warn with
+  /// once per tree; and the notes only to record (Auto without a usable GPU, after the first
+  /// time in the process: see Result::Notes).
   std::string BackendDescription() const;
   const std::vector<std::string>& Messages() const;
+  const std::vector<std::string>& Notes() const;
 
   struct Cut
   {
@@ -123,14 +144,15 @@ public:
     std::vector<vtkIdType> Sizes;                ///< per cluster (id order)
     std::vector<vtkIdType> FirstPoint;           ///< per cluster: its smallest point id
     vtkIdType Groups = 0;
-    vtkIdType NoisePoints = 0;
+    vtkIdType NoisePoints = 0; ///< points with ClusterId -1: small groups and left-out points
     double Milliseconds = 0.0;
   };
   /// Keeps the `kept` shortest edges and labels the clusters (see emst::TreeCutter::cut).
   Cut CutTree(vtkIdType kept, vtkIdType minimumClusterSize);
 
-  /// The single-linkage hierarchy in scipy's layout: arrays "Cluster1", "Cluster2", "Height",
-  /// "Size", one row per edge.
+  /// The single-linkage hierarchy of the leaves in scipy's layout: arrays "Cluster1", "Cluster2",
+  /// "Height", "Size", one row per edge, leaf k being cluster k; and "LeafPointId", the input
+  /// point of each leaf (0, 1, ... when no point is left out).
   struct Hierarchy
   {
     Status Outcome;
@@ -138,6 +160,7 @@ public:
     vtkSmartPointer<vtkIdTypeArray> Cluster2;
     vtkSmartPointer<vtkDoubleArray> Height;
     vtkSmartPointer<vtkIdTypeArray> Size;
+    vtkSmartPointer<vtkIdTypeArray> LeafPointId;
   };
   Hierarchy ComputeHierarchy() const;
 

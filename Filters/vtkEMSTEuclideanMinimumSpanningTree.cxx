@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
@@ -11,7 +12,6 @@
 #include "vtkCompositeDataIterator.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataObject.h"
-#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
@@ -26,8 +26,6 @@
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
-#include "vtkUnsignedCharArray.h"
-#include "vtkVersion.h"
 
 #include <string>
 #include <vector>
@@ -37,24 +35,6 @@ vtkCxxSetObjectMacro(vtkEMSTEuclideanMinimumSpanningTree, Controller, vtkMultiPr
 
 namespace
 {
-
-// Ghost bits that keep a point out of the tree: a copy of a point owned by another piece, or a
-// blanked point.
-constexpr unsigned char LeftOutGhostBits =
-  vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
-
-/// The vtkGhostType point array of a point set, when it has one value per point.
-vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
-{
-  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
-    points->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
-  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
-    ghosts->GetNumberOfTuples() != points->GetNumberOfPoints())
-  {
-    return nullptr;
-  }
-  return ghosts;
-}
 
 /// Field data that says what ran; present on every output, empty or not. backendId: the
 /// BackendType that ran (CUDA, CPU), AUTO when no engine ran.
@@ -112,6 +92,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::FillInputPortInformation(int, vtkInform
 int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   if (output == nullptr)
@@ -210,21 +191,17 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkEMSTGather::Append(leaves, output, false);
 
   vtkEMSTEngineBridge::Request request;
-  request.GhostMask = LeftOutGhostBits;
+  request.GhostMask = vtkEMSTEngineBridge::LeftOutGhostBits();
   request.Backend = backend;
   for (const auto& leaf : leaves)
   {
-    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
+    request.Blocks.push_back({ leaf->GetPoints(), vtkEMSTEngineBridge::PointGhosts(leaf) });
   }
   request.Progress = [this](double fraction, const char* step)
   {
     this->SetProgressText(step);
     this->UpdateProgress(fraction);
-#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
-    return !this->CheckAbort();
-#else
-    return !this->GetAbortExecute();
-#endif
+    return !vtkEMSTAbort::Requested(this);
   };
 
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
@@ -250,6 +227,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     vtkWarningMacro(<< message);
     messages.push_back(message);
   }
+  messages.insert(messages.end(), tree.Notes.begin(), tree.Notes.end());
   if (tree.GhostPoints > 0)
   {
     messages.push_back(

@@ -6,6 +6,7 @@
 #include "emst/Emst.h"
 
 #include "backends/Backends.h"
+#include "base/Arithmetic.h"
 
 #include <algorithm>
 #include <cctype>
@@ -24,6 +25,12 @@ double sumLengths(const std::vector<Edge>& edges)
   for (const Edge& e : edges)
   {
     double const t = sum + e.length;
+    if (!std::isfinite(t))
+    {
+      // Non-negative lengths: an infinite edge or a sum beyond DBL_MAX makes the total +inf
+      // (the compensation would turn it into inf - inf = NaN).
+      return std::numeric_limits<double>::infinity();
+    }
     if (std::abs(sum) >= std::abs(e.length))
     {
       compensation += (sum - t) + e.length;
@@ -75,14 +82,47 @@ void validate(const PointCloudView& points)
   }
 }
 
+void validate(const Options& options)
+{
+  if (options.cpuThreads < 0 || options.cpuThreads > kMaxCpuThreads)
+  {
+    throw Error(ErrorCode::InvalidInput,
+      "cpuThreads must be 0 (the OpenMP default) or a thread count from 1 to " +
+        std::to_string(kMaxCpuThreads) + ", not " + std::to_string(options.cpuThreads));
+  }
+}
+
 Result finish(Result result)
 {
   result.totalWeight = sumLengths(result.edges);
+  std::size_t const infinite = static_cast<std::size_t>(std::count_if(
+    result.edges.begin(), result.edges.end(), [](const Edge& e) { return std::isinf(e.length); }));
+  if (infinite > 0)
+  {
+    result.messages.push_back(std::to_string(infinite) +
+      " edge length(s) exceed the largest double (about 1.8e308): reported as +inf, and the "
+      "total length is +inf; the tree itself is exact");
+  }
+  else if (std::isinf(result.totalWeight))
+  {
+    result.messages.emplace_back("the total length exceeds the largest double (about 1.8e308): "
+                                 "reported as +inf; every edge length is finite");
+  }
   return result;
 }
 
 } // namespace
 } // namespace detail
+
+double edgeLength(const double* a, const double* b, int dimension) noexcept
+{
+  double d[3] = { 0.0, 0.0, 0.0 };
+  for (int axis = 0; axis < dimension && axis < 3; ++axis)
+  {
+    d[axis] = detail::dsub(a[axis], b[axis]);
+  }
+  return dimension == 2 ? detail::scaledLength<2>(d) : detail::scaledLength<3>(d);
+}
 
 bool cudaBackendCompiled() noexcept
 {
@@ -144,6 +184,7 @@ Backend parseBackend(const std::string& name)
 Result computeEmst(const PointCloudView& points, const Options& options)
 {
   detail::validate(points);
+  detail::validate(options);
   bool const onDevice = points.memory == MemorySpace::Device;
 
   if (options.backend == Backend::Cpu)

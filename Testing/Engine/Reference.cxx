@@ -82,15 +82,28 @@ struct UnionFind
 
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j)
 {
-  const double dx = cloud.at(i, 0) - cloud.at(j, 0);
-  const double dy = cloud.at(i, 1) - cloud.at(j, 1);
-  double sum = dx * dx + dy * dy;
-  if (cloud.dimension == 3)
+  // Emst.h's Edge::length, written with the C library (ilogb, ldexp) where the engine builds its
+  // powers of two from bits: each coordinate difference scaled by 2^-e, e = ilogb of the largest,
+  // squared and summed in axis order, the root scaled back.
+  double d[3] = { 0.0, 0.0, 0.0 };
+  double largest = 0.0;
+  for (int a = 0; a < cloud.dimension; ++a)
   {
-    const double dz = cloud.at(i, 2) - cloud.at(j, 2);
-    sum = sum + dz * dz;
+    d[a] = cloud.at(i, a) - cloud.at(j, a);
+    largest = std::max(largest, std::fabs(d[a]));
   }
-  return std::sqrt(sum);
+  if (largest == 0.0)
+  {
+    return 0.0;
+  }
+  const int e = std::ilogb(largest);
+  double sum = 0.0;
+  for (int a = 0; a < cloud.dimension; ++a)
+  {
+    const double u = std::ldexp(d[a], -e);
+    sum = a == 0 ? u * u : sum + u * u;
+  }
+  return std::ldexp(std::sqrt(sum), e);
 }
 
 double ShiftedCloud::key(std::size_t i, std::size_t j) const
@@ -174,6 +187,10 @@ double compensatedSum(const std::vector<emst::Edge>& edges)
   double compensation = 0.0;
   for (const emst::Edge& e : edges)
   {
+    if (!std::isfinite(sum + e.length))
+    {
+      return std::numeric_limits<double>::infinity(); // Emst.h: +inf, never NaN
+    }
     const double t = sum + e.length;
     if (std::fabs(sum) >= std::fabs(e.length))
     {
@@ -205,14 +222,24 @@ ReferenceTree primDouble(const Cloud& cloud)
     return tree;
   }
   const std::size_t m = finite.size();
-  // Contiguous copies of the finite points' coordinates (unused axis 0): same arithmetic as
-  // inputDistance, without the per-access type switch.
+  // Contiguous copies of the finite points' coordinates (unused axis 0), scaled by a power of two
+  // that brings the largest magnitude to [1, 2): exact, and no squared distance overflows or
+  // underflows whatever the input's range (1e200, 1e-200).
+  double largest = 0.0;
+  for (std::size_t v = 0; v < m; ++v)
+  {
+    for (int a = 0; a < cloud.dimension; ++a)
+    {
+      largest = std::max(largest, std::fabs(cloud.at(finite[v], a)));
+    }
+  }
+  const int shift = largest > 0.0 ? -std::ilogb(largest) : 0;
   std::vector<double> xyz(3 * m, 0.0);
   for (std::size_t v = 0; v < m; ++v)
   {
     for (int a = 0; a < cloud.dimension; ++a)
     {
-      xyz[3 * v + a] = cloud.at(finite[v], a);
+      xyz[3 * v + a] = std::ldexp(cloud.at(finite[v], a), shift);
     }
   }
   const bool threeD = cloud.dimension == 3;

@@ -12,7 +12,8 @@
 //     s = 2^min(62 - ilogb(E), 960) with E = the largest extent max(hi - lo) over the finite
 //     points (s = 1 if E = 0). Under a strict total order the MST is unique, so a Prim with the
 //     same order yields it; its edges are then listed by (length, i, j), length = the double
-//     distance of the input coordinates. The engine's list must match it bit for bit.
+//     distance of the input coordinates (inputDistance, scaled before squaring). The engine's list
+//     must match it bit for bit.
 #pragma once
 
 #include "TestClouds.h"
@@ -31,7 +32,8 @@ struct ReferenceTree
   std::size_t validPoints = 0;
 };
 
-/// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length).
+/// The length of Emst.h's Edge: 2^e sqrt((ux*ux + uy*uy) + uz*uz), u = d 2^-e, d the double
+/// coordinate differences, e = ilogb(max |d|), every operation rounded to double.
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
 
 /// The engine's comparison key of two points, and the frame it is computed in (per-axis minimum

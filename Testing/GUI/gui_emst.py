@@ -175,6 +175,14 @@ try:
     check(domain.GetMinimum(0) == float(length.min()) and domain.GetMaximum(0) == float(length.max()),
           "Threshold slider %g..%g = EdgeLength range %g..%g"
           % (domain.GetMinimum(0), domain.GetMaximum(0), length.min(), length.max()))
+    middle = 0.5 * (float(length.min()) + float(length.max()))
+    check(clusters.Threshold == middle, "Threshold starts at the slider's middle %g (got %g)" % (middle, clusters.Threshold))
+    zero = MSTClusters(registrationName="ClustersAtZero", Input=tree, Threshold=0.0)  # noqa: F821
+    zero.UpdatePipeline()
+    check(zero.Threshold == 0.0 and servermanager.Fetch(zero).GetFieldData().GetArray("ClusterThreshold").GetValue(0) == 0.0,
+          "MSTClusters(Threshold=0.0) cuts at 0, not at the slider's middle (Threshold %g)" % zero.Threshold)
+    import paraview.simple
+    paraview.simple.Delete(zero)
     threshold = float(np.quantile(length, 0.6))
     clusters.Threshold = threshold
     clusters.MinimumClusterSize = 10

@@ -121,16 +121,16 @@ struct EuclideanMetric
     return exactKey<Dim>(x, y, scale);
   }
 
-  /// (d) Euclidean length in input units, in double, terms added in axis order, no contraction.
+  /// (d) Euclidean length in input units, in double, scaled before squaring (scaledLength): no
+  /// overflow or underflow for any finite box; +inf only where the length exceeds DBL_MAX.
   EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
   {
-    double s = 0.0;
+    double d[Dim];
     for (int axis = 0; axis < Dim; ++axis)
     {
-      double const d = points.coordinate(a, axis) - points.coordinate(b, axis);
-      s = (axis == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
+      d[axis] = dsub(points.coordinate(a, axis), points.coordinate(b, axis));
     }
-    return sqrt(s);
+    return scaledLength<Dim>(d);
   }
 };
 
