@@ -21,7 +21,7 @@
 //   (a) distance2: max(query's core, point k's core, d2): Query carries the query's core, k
 //       indexes the cores.
 //   (b) boxDistance2: max(query's core, the least core under the child slot, box distance2):
-//       the least cores per subtree climbed with the boxes (ClimbBoxes), read by node and slot.
+//       the least cores per subtree climbed like the boxes (Climb), read by node and slot.
 //   (c) key: max(coreKey[a], coreKey[b], exactKey): exact, so the total order and the ties are
 //       those of the mutual reachability graph.
 //   (d) length: sqrt of that key in input units (the dendrogram's heights).
@@ -85,12 +85,13 @@ struct EuclideanMetric
     return s;
   }
 
-  /// (b) Float squared distance from the query to the box of `node`'s child `slot`. The same
-  /// rounded operations in the same order as distance2, so it never exceeds distance2 to a point
-  /// inside the box (rounding is monotone): pruning a box whose distance exceeds the current best
-  /// is exact.
+  /// (b) Float squared distance from the query to the box of `node`'s child `slot` (`index`:
+  /// the node's index in the hierarchy, for metrics that keep more per node). The same rounded
+  /// operations in the same order as distance2, so it never exceeds distance2 to a point inside
+  /// the box (rounding is monotone): pruning a box whose distance exceeds the current best is
+  /// exact.
   EMST_HD EMST_FORCEINLINE float boxDistance2(
-    const Query& q, const TreeNode<Dim>& node, int slot) const
+    const Query& q, const TreeNode<Dim>& node, Index /*index*/, int slot) const
   {
     const float* const lo = node.lo[slot];
     const float* const hi = node.hi[slot];
