@@ -439,5 +439,24 @@ Hierarchy<Exec, Dim> buildHierarchy(
   return hierarchy;
 }
 
+/// leastOfSlot[2 * node + slot]: the least of `valueOfPoint` ([m], Morton order) under each child
+/// of each node, by a climb of its own (for a metric whose box bound needs it).
+template <class Exec, class T, int Dim>
+Buffer<float, Exec> climbLeast(Exec& exec, const Cells<Exec, T, Dim>& cells,
+  const Hierarchy<Exec, Dim>& hierarchy, const float* valueOfPoint)
+{
+  std::size_t const leaves = cells.leaves;
+  Buffer<float, Exec> leastOfSlot(exec, 2 * (leaves - 1));
+  if (leaves > 1)
+  {
+    Buffer<Index, Exec> visitsOfNode(exec, leaves - 1);
+    exec.fill(visitsOfNode.data(), leaves - 1, 0u);
+    exec.forEach(leaves,
+      Climb<Dim, LeastSummary>{ { valueOfPoint, cells.arrays(), leastOfSlot.data() },
+        hierarchy.arrays(), visitsOfNode.data() });
+  }
+  return leastOfSlot;
+}
+
 } // namespace detail
 } // namespace emst
