@@ -155,7 +155,7 @@ private:
       {
         // No tree; the one finite point, if any, has k = 1 and core distance 0.
         Buf<double> coreKeyOfInput(this->X, n);
-        this->X.forEach(n, LoneCores<T>{ input, coreKeyOfInput.data() });
+        this->X.forEach(n, LoneCores<T, Dim>{ input, coreKeyOfInput.data() });
         this->X.endCompute();
         this->download(coreKeyOfInput, *coreDistance);
       }
@@ -265,18 +265,6 @@ private:
     host.resize(values.size());
     this->X.copyToHost(host.data(), values.data(), values.size());
   }
-
-  /// Core keys of a cloud with fewer than two finite points: 0 for the finite one, NaN else.
-  template <class T>
-  struct LoneCores
-  {
-    InputPoints<T, Dim> input;
-    double* coreKeyOfInput; ///< [n]
-    EMST_HD void operator()(std::size_t i) const
-    {
-      coreKeyOfInput[i] = input.isFinite(i) ? 0.0 : bitsDouble(0x7FF8000000000000ULL);
-    }
-  };
 
   /// What every round reads and writes, fixed once the hierarchy is built.
   template <class M>

@@ -359,6 +359,19 @@ CoreDistances<Exec> computeCoreDistances(Exec& exec,
 
 // ---- From distinct points to input points ---------------------------------------------------
 
+/// Core keys of a cloud with fewer than two finite points: 0 for the finite one (k = 1), NaN
+/// for the others.
+template <class T, int Dim>
+struct LoneCores
+{
+  InputPoints<T, Dim> input;
+  double* coreKeyOfInput; ///< [n]
+  EMST_HD void operator()(std::size_t i) const
+  {
+    coreKeyOfInput[i] = input.isFinite(i) ? 0.0 : bitsDouble(0x7FF8000000000000ULL);
+  }
+};
+
 /// coreKeyOfInput[first copy] and anchorOfInput[first copy] from the distinct points.
 struct ScatterCores
 {
