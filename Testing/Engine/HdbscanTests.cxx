@@ -451,6 +451,44 @@ TEST_P(Hdbscan, SameOnEveryBackend)
   }
 }
 
+namespace
+{
+class HdbscanDataSet : public DataSetTest
+{
+};
+INSTANTIATE_TEST_SUITE_P(Repo, HdbscanDataSet,
+  testing::Combine(
+    testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(repoDataDir()))),
+  dataSetParamName);
+INSTANTIATE_TEST_SUITE_P(Shared, HdbscanDataSet,
+  testing::Combine(
+    testing::ValuesIn(testedBackends()), testing::ValuesIn(dataSetsIn(sharedDataDir()))),
+  dataSetParamName);
+} // namespace
+
+TEST_P(HdbscanDataSet, SameOnEveryBackend)
+{
+  // Every real set whole, k = 10: the same clustering as the CPU's (on the CPU, with one thread
+  // against the default). The shared sets (up to 519k points) run on the GPU only: on the CPU
+  // Testing/Data's sets cover the comparison.
+  if (this->backend() == Backend::Cpu && dataSet().folder != repoDataDir())
+  {
+    GTEST_SKIP() << "the shared sets are compared on the GPU only";
+  }
+  const emst::PointSet points = emst::readPointFile(dataSet().path(".f32"));
+  emst::HdbscanOptions options;
+  options.minimumSamples = 10;
+  options.parameters.minimumClusterSize = 50;
+  options.engine = optionsFor(this->backend());
+  const emst::HdbscanResult got = emst::computeHdbscan(points.view(), options);
+  options.engine = optionsFor(Backend::Cpu);
+  options.engine.cpuThreads = 1;
+  const emst::HdbscanResult cpu = emst::computeHdbscan(points.view(), options);
+  expectSameClustering(cpu, got, dataSet().name);
+  EXPECT_EQ(got.tree.tree.stats.backend, this->backend());
+  EXPECT_EQ(got.tree.tree.edges.size(), points.count - 1);
+}
+
 TEST_P(Hdbscan, SmallProgressAndCancel)
 {
   Rng rng(59);
