@@ -9,10 +9,11 @@
 // computes on the GPU or the CPU like the EMST (the same source, the same tree on both); the
 // hierarchy of that tree (single linkage, condensed tree, cluster selection, labels) is then
 // extracted on the host. Conventions are scikit-learn's sklearn.cluster.HDBSCAN (1.3 and
-// later), checked against it by the tests; docs/hdbscan.md has the details.
+// later), checked against it by the tests, except that merges of equal height are taken
+// together; docs/hdbscan.md has the details.
 //
 // Reference: Campello, Moulavi & Sander 2013 (HDBSCAN); Campello, Moulavi, Zimek & Sander 2015
-// (HDBSCAN*, GLOSH); McInnes & Healy 2017 (accelerated HDBSCAN*), in ../shared/papers.
+// (HDBSCAN*, GLOSH); McInnes & Healy 2017 (accelerated HDBSCAN*); docs/hdbscan.md cites them.
 #pragma once
 
 #include "emst/Emst.h"
@@ -127,15 +128,17 @@ struct HdbscanClustering
   std::size_t noisePoints = 0; ///< label -1, non-finite points included
 };
 
-/// The clusters of a mutual reachability tree over `points` points
-/// (computeMutualReachabilityTree's, or any tree: its edges in any order, sorted here by (length,
-/// i, j), the order in which the single-linkage hierarchy merges): single linkage, condensed tree
-/// (scikit-learn's
+/// The clusters of a mutual reachability tree over `points` points (computeMutualReachabilityTree's,
+/// or any tree, its edges in any order): single-linkage hierarchy, condensed tree (scikit-learn's
 /// `_condense_tree`), selection, labels, probabilities and outlier scores, on the host, in
-/// O(n log n). Points that no edge reaches (non-finite points; a lone finite point) are noise
-/// with probability 0 and outlier score NaN. Throws Error(InvalidInput) for a minimumClusterSize
-/// below 2, a negative or NaN epsilon, an edge that does not join two different points below
-/// `points` or has a negative or NaN length, and edges that do not form one tree.
+/// O(n log n). All the merges of one height form one level of the hierarchy (Campello et al.
+/// 2015), whatever their order: the result does not depend on how ties were broken, and it is
+/// scikit-learn's wherever no two heights are equal (scikit-learn merges equal heights two at a
+/// time in an order of its own, docs/hdbscan.md). Points that no edge reaches (non-finite points;
+/// a lone finite point) are noise with probability 0 and outlier score NaN. Throws
+/// Error(InvalidInput) for a minimumClusterSize below 2, a negative or NaN epsilon, an edge that
+/// does not join two different points below `points` or has a negative or NaN length, and edges
+/// that do not form one tree.
 HdbscanClustering extractHdbscanClusters(
   std::size_t points, const std::vector<Edge>& treeEdges, const HdbscanParameters& parameters = {});
 

@@ -14,7 +14,7 @@
 // its children), condensed clusters by id (a parent's id is below its children's).
 // Sizes: n points, v of them in the tree, E = v - 1 edges, L <= E levels, C condensed clusters.
 //
-// Reference: Campello, Moulavi, Zimek & Sander 2015 (HDBSCAN*, GLOSH), in ../shared/papers.
+// Reference: Campello, Moulavi, Zimek & Sander 2015 (HDBSCAN*, GLOSH; cited in docs/hdbscan.md).
 #include "hdbscan/Extract.h"
 
 #include "backends/Backends.h"

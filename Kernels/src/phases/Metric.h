@@ -149,7 +149,7 @@ struct EuclideanMetric
 ///   (e) The early stop stays valid: every float distance is at least the Euclidean one, so a
 ///       point outside the cell is beyond the limit in this metric too.
 /// Reference: Campello, Moulavi & Sander 2013 (HDBSCAN); McInnes & Healy 2017 (accelerated
-/// HDBSCAN*, the Boruvka tree under mutual reachability), in ../shared/papers.
+/// HDBSCAN*, the Boruvka tree under mutual reachability); docs/hdbscan.md cites them.
 template <class T, int Dim>
 struct MutualReachabilityMetric
 {
