@@ -128,8 +128,9 @@ struct HdbscanClustering
   std::size_t noisePoints = 0; ///< label -1, non-finite points included
 };
 
-/// The clusters of a mutual reachability tree over `points` points (computeMutualReachabilityTree's,
-/// or any tree, its edges in any order): single-linkage hierarchy, condensed tree (scikit-learn's
+/// The clusters of a mutual reachability tree over `points` points
+/// (computeMutualReachabilityTree's, or any tree, its edges in any order): single-linkage
+/// hierarchy, condensed tree (scikit-learn's
 /// `_condense_tree`), selection, labels, probabilities and outlier scores, on the host, in
 /// O(n log n). All the merges of one height form one level of the hierarchy (Campello et al.
 /// 2015), whatever their order: the result does not depend on how ties were broken, and it is

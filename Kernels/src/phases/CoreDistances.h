@@ -141,40 +141,49 @@ struct CoreContext
   std::uint32_t k;
 };
 
-/// One point's k-nearest-neighbour search, as the hierarchy's walks visit it: every other
-/// distinct point within the limit offers its exact key with its multiplicity; once `need`
-/// copies are held the limit is the window of the need-th key (anything beyond it is farther).
-template <class T, int Dim, int Capacity>
-struct NeighbourSearch
+/// What the core phase's searches share: a query point walking the hierarchy (Hierarchy.h's
+/// visitors) with Euclidean box bounds, pruned beyond its limit.
+template <class T, int Dim>
+struct EuclideanWalk
 {
   using Metric = EuclideanMetric<T, Dim>;
   const CoreContext<T, Dim>* ctx;
   typename Metric::Query q;
   Index p;
   float limitValue;
-  NearestKeys<Capacity> keys;
 
   EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
   {
     return ctx->search.metric.boxDistance2(q, n, node, slot);
   }
   EMST_HD EMST_FORCEINLINE float limit() const { return this->limitValue; }
+};
+
+/// One point's k-nearest-neighbour search: every other distinct point within the limit offers
+/// its exact key with its multiplicity; once `need` copies are held the limit is the window of
+/// the need-th key (anything beyond it is farther).
+template <class T, int Dim, int Capacity>
+struct NeighbourSearch : EuclideanWalk<T, Dim>
+{
+  NearestKeys<Capacity> keys;
+
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    const SearchContext<Metric>& s = ctx->search;
+    const SearchContext<EuclideanMetric<T, Dim>>& s = this->ctx->search;
     Index const end = s.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
-      if (k == p || s.metric.distance2(q, s.points.recordOfPoint[k], k) > this->limitValue)
+      if (k == this->p ||
+        s.metric.distance2(this->q, s.points.recordOfPoint[k], k) > this->limitValue)
       {
         continue;
       }
-      double const key = s.metric.key(p, k);
+      double const key = s.metric.key(this->p, k);
       if (this->keys.full() && !(key < this->keys.top()))
       {
         continue; // the need-th smallest key stays where it is
       }
-      this->keys.offer(key, ctx->multiplicityOfPoint[k]);
+      this->keys.offer(key, this->ctx->multiplicityOfPoint[k]);
       if (this->keys.full())
       {
         float sure;
@@ -227,39 +236,29 @@ struct FindCoreDistance
   }
 };
 
-/// The group rule's range search for one point with copies: the smallest input index among
-/// the points y of other locations with core(y) <= c and |x - y|^2 <= c, below `best` (which
-/// starts at the first copy's index).
+/// The group rule's range search for one point with copies (limit: the window of `core`, beyond
+/// which keys are larger): the smallest input index among the points y of other locations with
+/// core(y) <= c and |x - y|^2 <= c, below `best` (which starts at the first copy's index).
 template <class T, int Dim>
-struct AnchorSearch
+struct AnchorSearch : EuclideanWalk<T, Dim>
 {
-  using Metric = EuclideanMetric<T, Dim>;
-  const CoreContext<T, Dim>* ctx;
   const double* coreKeyOfPoint;
-  typename Metric::Query q;
-  Index p;
   double core;
-  float limitValue; ///< the window of `core`: farther points have larger keys
   Index best;
 
-  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
-  {
-    return ctx->search.metric.boxDistance2(q, n, node, slot);
-  }
-  EMST_HD EMST_FORCEINLINE float limit() const { return this->limitValue; }
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    const SearchContext<Metric>& s = ctx->search;
+    const SearchContext<EuclideanMetric<T, Dim>>& s = this->ctx->search;
     Index const end = s.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
       Index const in = s.points.inputOfPoint[k];
-      if (k == p || in >= this->best || coreKeyOfPoint[k] > this->core ||
-        s.metric.distance2(q, s.points.recordOfPoint[k], k) > this->limitValue)
+      if (k == this->p || in >= this->best || coreKeyOfPoint[k] > this->core ||
+        s.metric.distance2(this->q, s.points.recordOfPoint[k], k) > this->limitValue)
       {
         continue;
       }
-      if (s.metric.key(p, k) <= this->core)
+      if (s.metric.key(this->p, k) <= this->core)
       {
         this->best = in;
       }
@@ -288,10 +287,15 @@ struct FindCopyAnchor
       return;
     }
     PointRecord const self = s.points.recordOfPoint[p];
-    float limit, sure;
-    s.tolerance.windowOfKey(core, limit, sure);
-    AnchorSearch<T, Dim> search{ &ctx, coreKeyOfPoint, s.metric.query(self, p), p, core, limit,
-      first };
+    AnchorSearch<T, Dim> search;
+    search.ctx = &ctx;
+    search.q = s.metric.query(self, p);
+    search.p = p;
+    float sure;
+    s.tolerance.windowOfKey(core, search.limitValue, sure);
+    search.coreKeyOfPoint = coreKeyOfPoint;
+    search.core = core;
+    search.best = first;
     Index const leaf = s.points.leafOfPoint[p];
     search.scanLeaf(leaf);
     if (s.cells.leaves > 1)
