@@ -12,6 +12,8 @@
 
 #include "emst/Hdbscan.h"
 
+#include "FilterTesting.h"
+
 #include "vtkCallbackCommand.h"
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -42,19 +44,7 @@
 namespace
 {
 
-int Failures = 0;
-
-#define EXPECT(condition, ...)                                                                     \
-  do                                                                                               \
-  {                                                                                                \
-    if (!(condition))                                                                              \
-    {                                                                                              \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);                             \
-      std::printf(__VA_ARGS__);                                                                    \
-      std::printf("\n");                                                                           \
-      ++Failures;                                                                                  \
-    }                                                                                              \
-  } while (false)
+using namespace filtertesting;
 
 bool SameBits(double a, double b)
 {
@@ -87,26 +77,6 @@ vtkSmartPointer<vtkPolyData> Blobs(int n, unsigned seed)
   auto cloud = vtkSmartPointer<vtkPolyData>::New();
   cloud->SetPoints(points);
   return cloud;
-}
-
-double FieldDouble(vtkPolyData* output, const char* name)
-{
-  vtkDataArray* array = output->GetFieldData()->GetArray(name);
-  return array && array->GetNumberOfTuples() > 0 ? array->GetTuple1(0) : std::nan("");
-}
-
-bool HasMessage(vtkPolyData* output, const std::string& part)
-{
-  auto* array =
-    vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray("EMSTMessages"));
-  for (vtkIdType k = 0; array && k < array->GetNumberOfValues(); ++k)
-  {
-    if (array->GetValue(k).find(part) != std::string::npos)
-    {
-      return true;
-    }
-  }
-  return false;
 }
 
 emst::HdbscanOptions OptionsOf(vtkEMSTHdbscanClusters* filter)
@@ -436,6 +406,7 @@ int main()
   TestAgainstEngineAndRecut();
   TestGhostsAndComposite();
   TestErrorsAndCancel();
-  std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
-  return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  std::printf("%s: %d failure(s)\n", filtertesting::Failures == 0 ? "PASSED" : "FAILED",
+    filtertesting::Failures);
+  return filtertesting::Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
