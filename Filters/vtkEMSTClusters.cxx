@@ -4,6 +4,7 @@
 
 #include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
+#include "vtkEMSTClusterTable.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 
@@ -79,50 +80,18 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
-/// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
-/// over the points and one over the kept edges.
+/// The table of clusters (output 1): sizes and first points from the cut, the geometry from one
+/// pass over the points (vtkEMSTClusterTable), the longest edges from one over the kept edges.
 void FillClusterTable(
   vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
 {
-  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
-  auto id = Named<vtkIntArray>("ClusterId");
-  auto size = Named<vtkIdTypeArray>("Size");
-  auto centroid = Named<vtkDoubleArray>("Centroid", 3);
-  auto lo = Named<vtkDoubleArray>("BoundsMin", 3);
-  auto hi = Named<vtkDoubleArray>("BoundsMax", 3);
-  auto longest = Named<vtkDoubleArray>("LongestEdge");
-  auto first = Named<vtkIdTypeArray>("FirstPoint");
-  for (auto* array : std::vector<vtkDataArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    array->SetNumberOfTuples(clusters);
-  }
-  // Sums, bounds and longest edges accumulate in the table's own arrays.
-  double* sum = centroid->GetPointer(0);
-  double* min = lo->GetPointer(0);
-  double* max = hi->GetPointer(0);
-  double* edge = longest->GetPointer(0);
-  std::fill(sum, sum + 3 * clusters, 0.0);
-  std::fill(min, min + 3 * clusters, std::numeric_limits<double>::infinity());
-  std::fill(max, max + 3 * clusters, -std::numeric_limits<double>::infinity());
-  std::fill(edge, edge + clusters, 0.0);
   const int* label = cut.ClusterId->GetPointer(0);
-  const vtkIdType n = points->GetNumberOfPoints();
-  double p[3];
-  for (vtkIdType k = 0; k < n; ++k)
-  {
-    const int c = label[k];
-    if (c < 0)
-    {
-      continue;
-    }
-    points->GetPoint(k, p);
-    for (int a = 0; a < 3; ++a)
-    {
-      sum[3 * c + a] += p[a];
-      min[3 * c + a] = std::min(min[3 * c + a], p[a]);
-      max[3 * c + a] = std::max(max[3 * c + a], p[a]);
-    }
-  }
+  vtkEMSTClusterTable::AddGeometry(table, points, label, cut.Sizes, cut.FirstPoint);
+  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
+  auto longest = Named<vtkDoubleArray>("LongestEdge");
+  longest->SetNumberOfTuples(clusters);
+  double* edge = longest->GetPointer(0);
+  std::fill(edge, edge + clusters, 0.0);
   const vtkIdType kept = cut.Lines->GetNumberOfCells();
   vtkDataArray* ends = cut.Lines->GetConnectivityArray();
   for (vtkIdType e = 0; e < kept; ++e)
@@ -133,21 +102,11 @@ void FillClusterTable(
       edge[c] = std::max(edge[c], cut.EdgeLength->GetValue(e));
     }
   }
-  for (vtkIdType c = 0; c < clusters; ++c)
-  {
-    const double count = static_cast<double>(cut.Sizes[c]);
-    id->SetValue(c, static_cast<int>(c));
-    size->SetValue(c, cut.Sizes[c]);
-    for (int a = 0; a < 3; ++a)
-    {
-      sum[3 * c + a] /= count; // the centroid
-    }
-    first->SetValue(c, cut.FirstPoint[c]);
-  }
-  for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    table->AddColumn(array);
-  }
+  // LongestEdge stays where it was, before FirstPoint.
+  vtkSmartPointer<vtkAbstractArray> first = table->GetColumnByName("FirstPoint");
+  table->RemoveColumnByName("FirstPoint");
+  table->AddColumn(longest);
+  table->AddColumn(first);
 }
 
 /// The edge-length histogram (output 2), from the sorted lengths.

@@ -6,6 +6,7 @@
 
 #include "emst/Clusters.h"
 #include "emst/Emst.h"
+#include "emst/Hdbscan.h"
 
 #include "vtkAOSDataArrayTemplate.h"
 #include "vtkArrayDispatch.h"
@@ -24,6 +25,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -415,11 +417,18 @@ int ResolveBackend(int property, std::string& warning)
   }
 }
 
-Result ComputeTree(const Request& request)
+namespace
 {
-  Result result;
+
+/// What ComputeTree and HdbscanTree::Create share: the cloud prepared (into `cloud`), the
+/// engine's run through `engine(view, options)`, which returns the emst::Result of its tree, and
+/// `result` filled with the lines and the run's description. Never throws.
+template <class Engine>
+void RunTree(
+  const Request& request, const char* lengthName, Cloud& cloud, Result& result, Engine engine)
+{
   result.Lines = vtkSmartPointer<vtkCellArray>::New();
-  result.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
+  result.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>(lengthName);
 
   auto report = [&request](double fraction, const char* step)
   { return !request.Progress || request.Progress(fraction, step); };
@@ -433,7 +442,6 @@ Result ComputeTree(const Request& request)
       {
         throw cancelled();
       }
-      Cloud cloud;
       PrepareCloud(request, cloud, result);
 
       if (cloud.View.count == 0)
@@ -453,7 +461,7 @@ Result ComputeTree(const Request& request)
       options.backend = ToEngineBackend(choice.Backend);
       options.progress = [&report](double fraction, const char* step)
       { return report(GatherShare + EngineShare * fraction, step); };
-      const emst::Result tree = emst::computeEmst(cloud.View, options);
+      const emst::Result& tree = engine(cloud.View, options);
 
       if (!report(GatherShare + EngineShare, "Building lines"))
       {
@@ -478,7 +486,162 @@ Result ComputeTree(const Request& request)
     result.EdgeLength->Initialize();
     result.TotalLength = 0.0;
   }
+}
+
+} // namespace
+
+Result ComputeTree(const Request& request)
+{
+  Result result;
+  Cloud cloud;
+  emst::Result tree;
+  RunTree(request, "EdgeLength", cloud, result,
+    [&tree](const emst::PointCloudView& view, const emst::Options& options) -> const emst::Result&
+    {
+      tree = emst::computeEmst(view, options);
+      return tree;
+    });
   return result;
+}
+
+//------------------------------------------------------------------------------
+struct HdbscanTree::Internals
+{
+  vtkIdType OutputPoints = 0;
+  std::vector<vtkIdType> OutputIdOfTreePoint; ///< empty: tree point k is output point k
+  emst::MutualReachabilityTree Tree;
+
+  vtkIdType OutputId(std::size_t k) const
+  {
+    return this->OutputIdOfTreePoint.empty() ? static_cast<vtkIdType>(k)
+                                             : this->OutputIdOfTreePoint[k];
+  }
+};
+
+HdbscanTree::HdbscanTree()
+  : Data(new Internals)
+{
+}
+
+HdbscanTree::~HdbscanTree() = default;
+
+std::unique_ptr<HdbscanTree> HdbscanTree::Create(
+  const Request& request, vtkIdType minimumSamples, Result& tree)
+{
+  std::unique_ptr<HdbscanTree> held(new HdbscanTree);
+  Internals& d = *held->Data;
+  for (const PointBlock& block : request.Blocks)
+  {
+    d.OutputPoints += block.Points->GetNumberOfPoints();
+  }
+  Cloud cloud;
+  RunTree(request, "MutualReachability", cloud, tree,
+    [&d, minimumSamples](
+      const emst::PointCloudView& view, const emst::Options& options) -> const emst::Result&
+    {
+      d.Tree = emst::computeMutualReachabilityTree(
+        view, static_cast<std::size_t>(std::max<vtkIdType>(minimumSamples, 0)), options);
+      return d.Tree.tree;
+    });
+  if (tree.Outcome.Code != Status::Ok)
+  {
+    return nullptr;
+  }
+  d.OutputIdOfTreePoint = std::move(cloud.OutputIdOfTreePoint);
+  return held;
+}
+
+vtkIdType HdbscanTree::NumberOfPoints() const
+{
+  return this->Data->OutputPoints;
+}
+
+vtkSmartPointer<vtkDoubleArray> HdbscanTree::CoreDistance() const
+{
+  const Internals& d = *this->Data;
+  auto cores = vtkEMSTArrays::Named<vtkDoubleArray>("CoreDistance");
+  cores->SetNumberOfValues(d.OutputPoints);
+  cores->Fill(std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t k = 0; k < d.Tree.coreDistance.size(); ++k)
+  {
+    cores->SetValue(d.OutputId(k), d.Tree.coreDistance[k]);
+  }
+  return cores;
+}
+
+HdbscanTree::Clusters HdbscanTree::Extract(const HdbscanParameters& parameters) const
+{
+  const Internals& d = *this->Data;
+  Clusters c;
+  c.ClusterId = vtkEMSTArrays::Named<vtkIntArray>("ClusterId");
+  c.Probability = vtkEMSTArrays::Named<vtkDoubleArray>("Probability");
+  c.OutlierScore = vtkEMSTArrays::Named<vtkDoubleArray>("OutlierScore");
+  c.Parent = vtkEMSTArrays::Named<vtkIdTypeArray>("Parent");
+  c.Child = vtkEMSTArrays::Named<vtkIdTypeArray>("Child");
+  c.Lambda = vtkEMSTArrays::Named<vtkDoubleArray>("Lambda");
+  c.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
+  c.Outcome = Guarded(
+    [&]
+    {
+      const auto start = std::chrono::steady_clock::now();
+      emst::HdbscanParameters p;
+      p.minimumClusterSize =
+        static_cast<std::size_t>(std::max<vtkIdType>(parameters.MinimumClusterSize, 0));
+      p.selection = parameters.Selection == 1 ? emst::ClusterSelection::Leaf
+                                              : emst::ClusterSelection::ExcessOfMass;
+      p.clusterSelectionEpsilon = parameters.Epsilon;
+      p.allowSingleCluster = parameters.AllowSingleCluster;
+      const std::size_t treePoints = d.Tree.coreDistance.size();
+      const emst::HdbscanClustering clustering =
+        emst::extractHdbscanClusters(treePoints, d.Tree.tree.edges, p);
+
+      // Points left out of the tree (ghosts) are noise with no score.
+      const vtkIdType n = d.OutputPoints;
+      c.ClusterId->SetNumberOfValues(n);
+      c.ClusterId->Fill(-1);
+      c.Probability->SetNumberOfValues(n);
+      c.Probability->Fill(0.0);
+      c.OutlierScore->SetNumberOfValues(n);
+      c.OutlierScore->Fill(std::numeric_limits<double>::quiet_NaN());
+      for (std::size_t k = 0; k < treePoints; ++k)
+      {
+        const vtkIdType id = d.OutputId(k);
+        c.ClusterId->SetValue(id, clustering.labels[k]);
+        c.Probability->SetValue(id, clustering.probabilities[k]);
+        c.OutlierScore->SetValue(id, clustering.outlierScores[k]);
+      }
+      c.NoisePoints =
+        n - static_cast<vtkIdType>(treePoints) + static_cast<vtkIdType>(clustering.noisePoints);
+      for (const emst::HdbscanCluster& cluster : clustering.clusters)
+      {
+        c.Sizes.push_back(static_cast<vtkIdType>(cluster.size));
+        c.FirstPoint.push_back(d.OutputId(cluster.firstPoint));
+        c.Node.push_back(n + static_cast<vtkIdType>(cluster.node - treePoints));
+        c.Stability.push_back(cluster.stability);
+        c.BirthLambda.push_back(cluster.birthLambda);
+        c.DeathLambda.push_back(cluster.deathLambda);
+      }
+      // Condensed tree ids: tree points -> output points, clusters renumbered after them.
+      auto outputNode = [&](std::uint64_t node) {
+        return node < treePoints ? d.OutputId(node) : n + static_cast<vtkIdType>(node - treePoints);
+      };
+      const vtkIdType rows = static_cast<vtkIdType>(clustering.condensedTree.size());
+      c.Parent->SetNumberOfValues(rows);
+      c.Child->SetNumberOfValues(rows);
+      c.Lambda->SetNumberOfValues(rows);
+      c.Size->SetNumberOfValues(rows);
+      for (vtkIdType r = 0; r < rows; ++r)
+      {
+        const emst::CondensedTreeRow& row = clustering.condensedTree[static_cast<std::size_t>(r)];
+        c.Parent->SetValue(r, outputNode(row.parent));
+        c.Child->SetValue(r, outputNode(row.child));
+        c.Lambda->SetValue(r, row.lambda);
+        c.Size->SetValue(r, static_cast<vtkIdType>(row.size));
+      }
+      c.Milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    });
+  return c;
 }
 
 //------------------------------------------------------------------------------

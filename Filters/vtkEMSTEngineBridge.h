@@ -99,6 +99,59 @@ int ResolveBackend(int property, std::string& warning);
 /// Failed (with ErrorMessage) or Cancelled, with empty Lines and EdgeLength.
 Result ComputeTree(const Request& request);
 
+/// HDBSCAN*'s parameters besides k (emst::HdbscanParameters).
+struct HdbscanParameters
+{
+  vtkIdType MinimumClusterSize = 5;
+  int Selection = 0; ///< 0 excess of mass, 1 leaf
+  double Epsilon = 0.0;
+  bool AllowSingleCluster = false;
+};
+
+/// HDBSCAN*'s mutual reachability tree of a request's points, held by the engine's caller for
+/// repeated extractions of clusters: only k, the points and the backend need a new tree.
+class HdbscanTree
+{
+public:
+  /// Computes the tree for k = minimumSamples. `tree` receives it as ComputeTree gives the EMST
+  /// (lines in output point ids, their lengths in an array named "MutualReachability", the run's
+  /// description, Outcome); null unless Outcome is Ok.
+  static std::unique_ptr<HdbscanTree> Create(
+    const Request& request, vtkIdType minimumSamples, Result& tree);
+  ~HdbscanTree();
+
+  vtkIdType NumberOfPoints() const; ///< output points (ghost points included)
+  /// Per output point, "CoreDistance": the distance to the k-th nearest point, the point itself
+  /// counted; NaN for points left out (non-finite, ghost).
+  vtkSmartPointer<vtkDoubleArray> CoreDistance() const;
+
+  struct Clusters
+  {
+    Status Outcome;
+    vtkSmartPointer<vtkIntArray> ClusterId;       ///< per point: 0 = largest, -1 noise
+    vtkSmartPointer<vtkDoubleArray> Probability;  ///< per point
+    vtkSmartPointer<vtkDoubleArray> OutlierScore; ///< per point (GLOSH), NaN when left out
+    std::vector<vtkIdType> Sizes;                 ///< per cluster (id order)
+    std::vector<vtkIdType> FirstPoint;            ///< per cluster: its smallest point id
+    std::vector<vtkIdType> Node;                  ///< per cluster: its condensed tree id
+    std::vector<double> Stability, BirthLambda, DeathLambda; ///< per cluster
+    /// The condensed tree, one row per entry: points are 0..n-1 (output ids), clusters n, n+1, ...
+    vtkSmartPointer<vtkIdTypeArray> Parent;
+    vtkSmartPointer<vtkIdTypeArray> Child;
+    vtkSmartPointer<vtkDoubleArray> Lambda;
+    vtkSmartPointer<vtkIdTypeArray> Size;
+    vtkIdType NoisePoints = 0;
+    double Milliseconds = 0.0;
+  };
+  /// The clusters (emst::extractHdbscanClusters). Never throws: failures in Outcome.
+  Clusters Extract(const HdbscanParameters& parameters) const;
+
+private:
+  HdbscanTree();
+  struct Internals;
+  std::unique_ptr<Internals> Data;
+};
+
 /// A tree (the line cells of a vtkPolyData) held by the engine for repeated cuts into
 /// single-linkage clusters: built once per input, then cut at every threshold change.
 class ClusterTree

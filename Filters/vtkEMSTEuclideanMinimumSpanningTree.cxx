@@ -6,11 +6,10 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPointInput.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
-#include "vtkCompositeDataIterator.h"
-#include "vtkCompositeDataSet.h"
 #include "vtkDataObject.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
@@ -20,8 +19,6 @@
 #include "vtkIntArray.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
-#include "vtkPointData.h"
-#include "vtkPointSet.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
@@ -102,76 +99,22 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
   std::vector<std::string> messages;
 
-  // The leaves: the input itself, or every non-empty point set of a composite input.
-  std::vector<vtkSmartPointer<vtkPointSet>> leaves;
-  if (auto* pointSet = vtkPointSet::SafeDownCast(input))
+  // The point sets of the input, all on process 0 when several processes hold pieces.
+  vtkEMSTPointInput::Points points = vtkEMSTPointInput::Collect(input, this->Controller, messages);
+  for (const std::string& message : messages)
   {
-    if (pointSet->GetPoints() != nullptr) // an empty data set may have no vtkPoints at all
-    {
-      leaves.emplace_back(pointSet);
-    }
+    vtkWarningMacro(<< message);
   }
-  else if (auto* composite = vtkCompositeDataSet::SafeDownCast(input))
+  if (points.Failed)
   {
-    vtkSmartPointer<vtkCompositeDataIterator> it;
-    it.TakeReference(composite->NewIterator());
-    vtkIdType skipped = 0;
-    for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem())
-    {
-      vtkDataObject* leaf = it->GetCurrentDataObject();
-      if (auto* leafPoints = vtkPointSet::SafeDownCast(leaf))
-      {
-        if (leafPoints->GetNumberOfPoints() > 0)
-        {
-          leaves.emplace_back(leafPoints);
-        }
-      }
-      else if (leaf != nullptr)
-      {
-        ++skipped;
-      }
-    }
-    if (skipped > 0)
-    {
-      const std::string note = std::to_string(skipped) +
-        " block(s) are not point sets (vtkPointSet) and were left out of the tree.";
-      vtkWarningMacro(<< note);
-      messages.push_back(note);
-    }
+    vtkErrorMacro("Gathering the points on process 0 failed.");
+    MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
+    return 1;
   }
-
-  // Several processes: a tree per piece would not be the EMST of the data, so every process
-  // sends its points (and point arrays) to process 0, which computes the one exact tree.
-  vtkMultiProcessController* controller = this->Controller;
-  const bool gathered = controller != nullptr && controller->GetNumberOfProcesses() > 1;
-  if (gathered)
+  if (points.SentAway)
   {
-    auto local = vtkSmartPointer<vtkPolyData>::New();
-    if (!leaves.empty())
-    {
-      vtkEMSTGather::Append(leaves, local, false);
-    }
-    std::vector<vtkSmartPointer<vtkDataObject>> pieces;
-    if (!controller->Gather(local, pieces, 0))
-    {
-      vtkErrorMacro("Gathering the points on process 0 failed.");
-      MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
-      return 1;
-    }
-    leaves.clear();
-    if (controller->GetLocalProcessId() != 0)
-    {
-      MakeEmpty(output, "none (points sent to process 0)", {});
-      return 1;
-    }
-    for (const auto& piece : pieces)
-    {
-      auto* pointSet = vtkPointSet::SafeDownCast(piece);
-      if (pointSet != nullptr && pointSet->GetNumberOfPoints() > 0)
-      {
-        leaves.emplace_back(pointSet);
-      }
-    }
+    MakeEmpty(output, "none (points sent to process 0)", {});
+    return 1;
   }
 
   std::string envWarning;
@@ -183,27 +126,14 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
 
   // Points and point arrays of the output: shared with a single input, appended otherwise.
-  if (leaves.empty())
+  if (points.Leaves.empty())
   {
     MakeEmpty(output, "none (no points)", messages);
     return 1;
   }
-  vtkEMSTGather::Append(leaves, output, false);
+  vtkEMSTGather::Append(points.Leaves, output, false);
 
-  vtkEMSTEngineBridge::Request request;
-  request.GhostMask = vtkEMSTEngineBridge::LeftOutGhostBits();
-  request.Backend = backend;
-  for (const auto& leaf : leaves)
-  {
-    request.Blocks.push_back({ leaf->GetPoints(), vtkEMSTEngineBridge::PointGhosts(leaf) });
-  }
-  request.Progress = [this](double fraction, const char* step)
-  {
-    this->SetProgressText(step);
-    this->UpdateProgress(fraction);
-    return !vtkEMSTAbort::Requested(this);
-  };
-
+  vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
@@ -238,7 +168,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   output->GetCellData()->SetActiveScalars("EdgeLength");
   AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
     tree.ComputeMilliseconds, tree.PointsInTree,
-    tree.InputPath + (gathered ? ", gathered from all processes" : ""), messages);
+    tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);
   return 1;
 }
 

@@ -54,10 +54,7 @@ void checkPointCount(std::size_t points)
   }
 }
 
-namespace
-{
-
-void validate(const PointCloudView& points)
+void validatePoints(const PointCloudView& points)
 {
   if (points.dimension != 2 && points.dimension != 3)
   {
@@ -82,7 +79,7 @@ void validate(const PointCloudView& points)
   }
 }
 
-void validate(const Options& options)
+void validateOptions(const Options& options)
 {
   if (options.cpuThreads < 0 || options.cpuThreads > kMaxCpuThreads)
   {
@@ -91,6 +88,9 @@ void validate(const Options& options)
         std::to_string(kMaxCpuThreads) + ", not " + std::to_string(options.cpuThreads));
   }
 }
+
+namespace
+{
 
 Result finish(Result result)
 {
@@ -183,63 +183,17 @@ Backend parseBackend(const std::string& name)
 
 Result computeEmst(const PointCloudView& points, const Options& options)
 {
-  detail::validate(points);
-  detail::validate(options);
-  bool const onDevice = points.memory == MemorySpace::Device;
-
-  if (options.backend == Backend::Cpu)
-  {
-    if (onDevice)
+  detail::validatePoints(points);
+  return detail::runOnBackend(
+    points, options, [&] { return detail::finish(detail::runCpu(points, options)); },
+    [&]
     {
-      throw Error(ErrorCode::InvalidInput, "the CPU backend cannot read points in device memory");
-    }
-    return detail::finish(detail::runCpu(points, options));
-  }
-
 #if defined(EMST_WITH_CUDA)
-  std::string reason;
-  bool const usable = detail::probeCuda(options.cudaDevice, &reason);
-  if (options.backend == Backend::Cuda || onDevice)
-  {
-    if (!usable)
-    {
-      throw Error(ErrorCode::DeviceUnavailable, "CUDA backend unavailable: " + reason);
-    }
-    return detail::finish(detail::runCuda(points, options));
-  }
-  // Auto
-  if (usable)
-  {
-    try
-    {
       return detail::finish(detail::runCuda(points, options));
-    }
-    catch (const Error& error)
-    {
-      if (!detail::gpuFailureFallsBack(error))
-      {
-        throw;
-      }
-      Result result = detail::finish(detail::runCpu(points, options));
-      result.messages.insert(result.messages.begin(),
-        std::string("the GPU run failed (") + error.what() + "); ran on the CPU instead");
-      return result;
-    }
-  }
-  Result result = detail::finish(detail::runCpu(points, options));
-  result.messages.insert(
-    result.messages.begin(), "no usable CUDA device (" + reason + "); ran on the CPU");
-  return result;
 #else
-  if (options.backend == Backend::Cuda || onDevice)
-  {
-    throw Error(
-      ErrorCode::DeviceUnavailable, "CUDA backend unavailable: this build has no CUDA backend");
-  }
-  Result result = detail::finish(detail::runCpu(points, options));
-  result.messages.insert(result.messages.begin(), "this build has no CUDA backend; ran on the CPU");
-  return result;
+      return Result();
 #endif
+    });
 }
 
 } // namespace emst

@@ -294,10 +294,16 @@ ReferenceTree primDouble(const Cloud& cloud)
   return tree;
 }
 
-ReferenceTree contractMst(const Cloud& cloud)
+namespace
+{
+
+/// Prim over the finite points under the strict total order (key(i, j), min index, max index):
+/// with all edges distinct under it, the MST is unique and every correct algorithm finds this
+/// one. Its edges are listed by (length, i, j), length(i, j) their length.
+template <class Key, class Length>
+ReferenceTree primUnderOrder(const Cloud& cloud, const ShiftedCloud& s, Key key, Length length)
 {
   ReferenceTree tree;
-  const ShiftedCloud s = shiftCloud(cloud);
   tree.validPoints = s.validPoints;
   std::vector<std::uint32_t> finite;
   for (std::size_t k = 0; k < cloud.count; ++k)
@@ -311,18 +317,16 @@ ReferenceTree contractMst(const Cloud& cloud)
   {
     return tree;
   }
-  // Prim under the strict total order (key, min index, max index): with all edges distinct under
-  // it, the MST is unique and every correct algorithm finds this one.
   const std::size_t m = finite.size();
-  struct Key
+  struct Order
   {
-    double d2;
+    double key;
     std::uint32_t lo, hi;
-    bool operator<(const Key& o) const
+    bool operator<(const Order& o) const
     {
-      if (d2 != o.d2)
+      if (key != o.key)
       {
-        return d2 < o.d2;
+        return key < o.key;
       }
       if (lo != o.lo)
       {
@@ -331,9 +335,7 @@ ReferenceTree contractMst(const Cloud& cloud)
       return hi < o.hi;
     }
   };
-  const Key none{ std::numeric_limits<double>::infinity(),
-    std::numeric_limits<std::uint32_t>::max(), std::numeric_limits<std::uint32_t>::max() };
-  std::vector<Key> best(m, none);
+  std::vector<Order> best(m);
   std::vector<char> inTree(m, 0);
   std::vector<char> haveBest(m, 0);
   std::size_t current = 0;
@@ -349,7 +351,7 @@ ReferenceTree contractMst(const Cloud& cloud)
         continue;
       }
       const std::uint32_t w = finite[v];
-      const Key candidate{ s.key(c, w), std::min(c, w), std::max(c, w) };
+      const Order candidate{ key(c, w), std::min(c, w), std::max(c, w) };
       if (!haveBest[v] || candidate < best[v])
       {
         best[v] = candidate;
@@ -364,13 +366,84 @@ ReferenceTree contractMst(const Cloud& cloud)
     emst::Edge e;
     e.i = best[next].lo;
     e.j = best[next].hi;
-    e.length = inputDistance(cloud, e.i, e.j);
+    e.length = length(e.i, e.j);
     tree.edges.push_back(e);
     current = next;
   }
   std::sort(tree.edges.begin(), tree.edges.end(), lessByLength);
   tree.totalWeight = compensatedSum(tree.edges);
   return tree;
+}
+
+} // namespace
+
+ReferenceTree contractMst(const Cloud& cloud)
+{
+  const ShiftedCloud s = shiftCloud(cloud);
+  return primUnderOrder(
+    cloud, s, [&s](std::size_t i, std::size_t j) { return s.key(i, j); },
+    [&cloud](std::size_t i, std::size_t j) { return inputDistance(cloud, i, j); });
+}
+
+ReachabilityReference mutualReachabilityReference(const Cloud& cloud, std::size_t k)
+{
+  ReachabilityReference ref;
+  const ShiftedCloud s = shiftCloud(cloud);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ref.coreKey.assign(cloud.count, nan);
+  ref.coreDistance.assign(cloud.count, nan);
+  std::vector<double> keys;
+  for (std::size_t p = 0; p < cloud.count; ++p)
+  {
+    if (!s.finite[p] || k > s.validPoints)
+    {
+      continue;
+    }
+    // The k-th smallest of the keys to every finite point, p's own 0 and its copies' included.
+    keys.clear();
+    for (std::size_t q = 0; q < cloud.count; ++q)
+    {
+      if (s.finite[q])
+      {
+        keys.push_back(q == p ? 0.0 : s.key(p, q));
+      }
+    }
+    std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end());
+    ref.coreKey[p] = keys[k - 1];
+    ref.coreDistance[p] = std::sqrt(ref.coreKey[p]) / s.scale;
+  }
+  auto key = [&](std::size_t i, std::size_t j)
+  { return std::max(std::max(ref.coreKey[i], ref.coreKey[j]), s.key(i, j)); };
+  ref.tree = primUnderOrder(
+    cloud, s, key, [&](std::size_t i, std::size_t j) { return std::sqrt(key(i, j)) / s.scale; });
+  return ref;
+}
+
+std::vector<double> coreDistancesInDouble(const Cloud& cloud, std::size_t k)
+{
+  std::vector<double> cores(cloud.count, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> distances;
+  for (std::size_t p = 0; p < cloud.count; ++p)
+  {
+    if (!cloud.finite(p))
+    {
+      continue;
+    }
+    distances.clear();
+    for (std::size_t q = 0; q < cloud.count; ++q)
+    {
+      if (cloud.finite(q))
+      {
+        distances.push_back(inputDistance(cloud, p, q));
+      }
+    }
+    if (k <= distances.size())
+    {
+      std::nth_element(distances.begin(), distances.begin() + (k - 1), distances.end());
+      cores[p] = distances[k - 1];
+    }
+  }
+  return cores;
 }
 
 testing::AssertionResult sameEdgeLists(

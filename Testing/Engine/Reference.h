@@ -14,6 +14,11 @@
 //     same order yields it; its edges are then listed by (length, i, j), length = the double
 //     distance of the input coordinates (inputDistance, scaled before squaring). The engine's list
 //     must match it bit for bit.
+// (c) mutualReachabilityReference: HDBSCAN*'s tree as Hdbscan.h promises it, by the same Prim
+//     under the order (max(coreKey(i), coreKey(j), key(i, j)), min, max), coreKey(p) the k-th
+//     smallest key from p to every finite point (p's own 0 and its copies' included), lengths
+//     sqrt(key) / s. coreDistancesInDouble: the k-th smallest input distance, for the cores'
+//     values independently of the keys.
 #pragma once
 
 #include "TestClouds.h"
@@ -55,6 +60,18 @@ double compensatedSum(const std::vector<emst::Edge>& edges);
 
 ReferenceTree primDouble(const Cloud& cloud);
 ReferenceTree contractMst(const Cloud& cloud);
+
+struct ReachabilityReference
+{
+  std::vector<double> coreKey;      ///< [count] squared, in ShiftedCloud's scale; NaN: not finite
+  std::vector<double> coreDistance; ///< [count] sqrt(coreKey) / scale
+  ReferenceTree tree;
+};
+/// (c); the cores are NaN for every point when k exceeds the finite points.
+ReachabilityReference mutualReachabilityReference(const Cloud& cloud, std::size_t k);
+/// The k-th smallest double distance (inputDistance) from each finite point to every finite
+/// point, itself included; NaN for non-finite points.
+std::vector<double> coreDistancesInDouble(const Cloud& cloud, std::size_t k);
 
 /// Exact equality of two edge lists (i, j and the bits of length), with the first difference
 /// described (and the contract keys of the edges involved when a cloud is given).

@@ -12,6 +12,8 @@
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 #include "vtkEMSTSingleLinkageHierarchy.h"
 
+#include "FilterTesting.h"
+
 #include "vtkCallbackCommand.h"
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -41,45 +43,7 @@
 namespace
 {
 
-int Failures = 0;
-
-#define EXPECT(condition, ...)                                                                     \
-  do                                                                                               \
-  {                                                                                                \
-    if (!(condition))                                                                              \
-    {                                                                                              \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);                             \
-      std::printf(__VA_ARGS__);                                                                    \
-      std::printf("\n");                                                                           \
-      ++Failures;                                                                                  \
-    }                                                                                              \
-  } while (false)
-
-std::string FieldString(vtkPolyData* output, const char* name, vtkIdType index = 0)
-{
-  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray(name));
-  return array && array->GetNumberOfValues() > index ? array->GetValue(index) : std::string();
-}
-
-double FieldDouble(vtkPolyData* output, const char* name)
-{
-  vtkDataArray* array = output->GetFieldData()->GetArray(name);
-  return array && array->GetNumberOfTuples() > 0 ? array->GetTuple1(0) : std::nan("");
-}
-
-/// Whether a message of the string field array `name` contains `part`.
-bool HasMessage(vtkPolyData* output, const std::string& part, const char* name = "EMSTMessages")
-{
-  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray(name));
-  for (vtkIdType k = 0; array && k < array->GetNumberOfValues(); ++k)
-  {
-    if (array->GetValue(k).find(part) != std::string::npos)
-    {
-      return true;
-    }
-  }
-  return false;
-}
+using namespace filtertesting;
 
 /// Total length of the exact EMST by Prim's algorithm on the complete graph, double precision.
 double PrimTotal(vtkPoints* points)
@@ -948,6 +912,7 @@ int main()
   TestNoPointsObject();
   TestExtremeLengths();
   TestClusterMessages();
-  std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
-  return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  std::printf("%s: %d failure(s)\n", filtertesting::Failures == 0 ? "PASSED" : "FAILED",
+    filtertesting::Failures);
+  return filtertesting::Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -67,6 +67,12 @@ EMST_HD EMST_FORCEINLINE double dsub(double a, double b)
 #endif
 }
 
+/// The larger of two floats (never NaN here): one spelling on both backends.
+EMST_HD EMST_FORCEINLINE float fmaxOf(float a, float b)
+{
+  return a > b ? a : b;
+}
+
 EMST_HD EMST_FORCEINLINE std::uint32_t floatBits(float f)
 {
 #if defined(__CUDA_ARCH__)
