@@ -30,6 +30,8 @@ from scipy.sparse.csgraph import minimum_spanning_tree as scipy_mst
 from scipy.spatial import Delaunay
 from scipy.spatial.distance import pdist, squareform
 
+import emst_testing  # the data sets' reader and the union-find (it imports vtk: not `emst` itself)
+
 SKIP = 77
 
 
@@ -43,37 +45,11 @@ def passed(message):
     sys.stdout.flush()
 
 
-def read_f32(path):
-    """A .f32 set as (n, dim) float32: uint64 n, uint32 dim, then n*dim float32."""
-    with open(path, "rb") as f:
-        n = int(np.frombuffer(f.read(8), "<u8")[0])
-        dim = int(np.frombuffer(f.read(4), "<u4")[0])
-        values = np.frombuffer(f.read(), "<f4")
-    check(values.size == n * dim, "%s: %d values, expected %d" % (path, values.size, n * dim))
-    return values.reshape(n, dim).astype(np.float32)  # a writable, C-contiguous copy
-
-
 def partition(labels):
     """Labels as a canonical partition: each point -> the smallest point index of its group."""
     labels = np.asarray(labels)
     first = {}
     return np.array([first.setdefault(label, k) for k, label in enumerate(labels.tolist())])
-
-
-def spanning(n, edges):
-    parent = list(range(n))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    for i, j in edges.tolist():
-        ri, rj = find(i), find(j)
-        check(ri != rj, "edge (%d, %d) closes a cycle" % (i, j))
-        parent[ri] = rj
-    return len({find(a) for a in range(n)})
 
 
 def check_tree(points, edges, lengths, label):
@@ -93,8 +69,8 @@ def check_tree(points, edges, lengths, label):
     direct = np.sqrt(((p[i] - p[j]) ** 2).sum(axis=1))
     error = np.abs(lengths - direct).max() / max(direct.max(), 1e-300)
     check(error <= 1e-14, "%s: lengths differ from numpy's by %.3g" % (label, error))
-    groups = spanning(len(points), edges)
-    check(groups == len(points) - m, "%s: %d groups for %d edges" % (label, groups, m))
+    groups, cycle = emst_testing.components(len(points), i, j)
+    check(not cycle and groups == len(points) - m, "%s: %d groups for %d edges" % (label, groups, m))
 
 
 def test_import_without_vtk():
@@ -108,7 +84,8 @@ def test_data_set(emst, f32):
     name = os.path.basename(f32)[:-4]
     with open(f32[:-4] + ".ref.json") as f:
         reference = json.load(f)["emst"]["total_weight"]
-    points = read_f32(f32)
+    xyz, dim = emst_testing.read_f32(f32)
+    points = np.ascontiguousarray(xyz[:, :dim])
     check(emst._core.view_address(points) == points.__array_interface__["data"][0],
           "%s: the engine does not read the array in place" % name)
     edges, lengths, info = emst.minimum_spanning_tree(points, backend="cpu", return_info=True)
