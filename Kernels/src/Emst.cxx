@@ -146,6 +146,26 @@ bool cudaDeviceAvailable(std::string* reason)
 #endif
 }
 
+const char* errorCodeName(ErrorCode code) noexcept
+{
+  switch (code)
+  {
+    case ErrorCode::InvalidInput:
+      return "InvalidInput";
+    case ErrorCode::OutOfMemory:
+      return "OutOfMemory";
+    case ErrorCode::DeviceUnavailable:
+      return "DeviceUnavailable";
+    case ErrorCode::DeviceError:
+      return "DeviceError";
+    case ErrorCode::Cancelled:
+      return "Cancelled";
+    case ErrorCode::Internal:
+      return "Internal";
+  }
+  return "?";
+}
+
 const char* backendName(Backend backend) noexcept
 {
   switch (backend)

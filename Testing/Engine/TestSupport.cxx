@@ -113,26 +113,6 @@ void BackendTest::SetUp()
   }
 }
 
-const char* errorCodeName(emst::ErrorCode code)
-{
-  switch (code)
-  {
-    case emst::ErrorCode::InvalidInput:
-      return "InvalidInput";
-    case emst::ErrorCode::OutOfMemory:
-      return "OutOfMemory";
-    case emst::ErrorCode::DeviceUnavailable:
-      return "DeviceUnavailable";
-    case emst::ErrorCode::DeviceError:
-      return "DeviceError";
-    case emst::ErrorCode::Cancelled:
-      return "Cancelled";
-    case emst::ErrorCode::Internal:
-      return "Internal";
-  }
-  return "?";
-}
-
 std::optional<emst::Result> runEngine(
   const emst::PointCloudView& view, const std::string& label, const emst::Options& options)
 {

@@ -71,8 +71,6 @@ std::optional<emst::Result> runEngine(const Cloud& cloud, const emst::Options& o
 std::optional<emst::Result> runEngine(
   const emst::PointCloudView& view, const std::string& label, const emst::Options& options);
 
-const char* errorCodeName(emst::ErrorCode code);
-
 /// Checks the result against both references and the structural properties: exact edge-list
 /// equality with contractMst, total weight within `relative` of primDouble (unless
 /// checkDoubleWeight is false), spanning tree, exact lengths and order, totalWeight = the

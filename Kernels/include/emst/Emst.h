@@ -192,6 +192,10 @@ bool cudaDeviceAvailable(std::string* reason = nullptr);
 
 const char* backendName(Backend backend) noexcept;
 
+/// The enumerator's name: "InvalidInput", "OutOfMemory", "DeviceUnavailable", ... (the Python
+/// package's emst.Error.code, the tests' messages).
+const char* errorCodeName(ErrorCode code) noexcept;
+
 /// "auto", "cuda"/"gpu", "cpu" (any case) -> Backend; anything else throws Error(InvalidInput).
 Backend parseBackend(const std::string& name);
 
