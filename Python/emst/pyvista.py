@@ -15,6 +15,7 @@ import numpy as np
 import pyvista
 
 from . import fof_labels, minimum_spanning_tree
+from .vtk import _described
 
 
 def tree(data, backend="auto", linking_length=None, min_cluster_size=1):
@@ -45,9 +46,7 @@ def tree(data, backend="auto", linking_length=None, min_cluster_size=1):
             out.point_data[name] = point_data[name]
     out.cell_data["EdgeLength"] = lengths
     out.field_data["TotalLength"] = np.array([info["total_length"]])
-    # As the filter writes it: "CUDA (<GPU name>)" or "CPU (<n> threads)".
-    described = "CUDA (%s)" % info["device"] if info["backend"] == "CUDA" else info["device"]
-    out.field_data["EMSTBackend"] = np.array([described])
+    out.field_data["EMSTBackend"] = np.array([_described(info["backend"], info["device"])])
     if linking_length is not None:
         out.point_data["ClusterId"] = fof_labels(points, linking_length, min_cluster_size,
                                                  backend=backend)

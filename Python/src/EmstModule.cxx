@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,6 +98,21 @@ nb::object ToArray(std::vector<T>&& values, std::initializer_list<std::size_t> s
   return nb::ndarray<nb::numpy, T>(owned->data(), shape.size(), shape.begin(), owner).cast();
 }
 
+/// The (m, 2) int64 edges and (m,) float64 lengths of `edges`, in their order.
+std::pair<nb::object, nb::object> EdgeArrays(const std::vector<emst::Edge>& edges)
+{
+  const std::size_t m = edges.size();
+  std::vector<std::int64_t> ends(2 * m);
+  std::vector<double> lengths(m);
+  for (std::size_t e = 0; e < m; ++e)
+  {
+    ends[2 * e] = edges[e].i;
+    ends[2 * e + 1] = edges[e].j;
+    lengths[e] = edges[e].length;
+  }
+  return { ToArray(std::move(ends), { m, 2 }), ToArray(std::move(lengths), { m }) };
+}
+
 /// The tree's edges as an (m, 2) int64 array and their lengths, with what the engine said.
 nb::tuple Tree(const PointArray& points, const std::string& backend)
 {
@@ -107,24 +123,16 @@ nb::tuple Tree(const PointArray& points, const std::string& backend)
     nb::gil_scoped_release release;
     result = emst::computeEmst(view, options);
   }
-  const std::size_t m = result.edges.size();
-  std::vector<std::int64_t> ends(2 * m);
-  std::vector<double> lengths(m);
-  for (std::size_t e = 0; e < m; ++e)
-  {
-    ends[2 * e] = result.edges[e].i;
-    ends[2 * e + 1] = result.edges[e].j;
-    lengths[e] = result.edges[e].length;
-  }
   nb::dict info;
   info["total_length"] = result.totalWeight;
   info["backend"] = emst::backendName(result.stats.backend);
   info["device"] = result.stats.deviceName;
   info["valid_points"] = result.stats.validPoints;
   info["non_finite_points"] = result.stats.nonFinitePoints;
+  info["compute_milliseconds"] = result.stats.computeMilliseconds;
   info["messages"] = result.messages;
-  return nb::make_tuple(
-    ToArray(std::move(ends), { m, 2 }), ToArray(std::move(lengths), { m }), info);
+  auto [edges, lengths] = EdgeArrays(result.edges);
+  return nb::make_tuple(edges, lengths, info);
 }
 
 /// scipy.cluster.hierarchy.linkage(points, "single"): an (n-1, 4) float64 matrix.
@@ -172,8 +180,8 @@ nb::object FofLabels(const PointArray& points, double linkingLength, std::size_t
   return ToArray(std::move(labels), { view.count });
 }
 
-/// HDBSCAN*: labels, membership probabilities and GLOSH outlier scores.
-nb::tuple Hdbscan(const PointArray& points, std::size_t minimumSamples,
+/// HDBSCAN*: the mutual reachability tree, its core distances and the clustering.
+emst::HdbscanResult RunHdbscan(const PointArray& points, std::size_t minimumSamples,
   std::size_t minimumClusterSize, const std::string& selection, double epsilon,
   bool allowSingleCluster, const std::string& backend)
 {
@@ -185,16 +193,144 @@ nb::tuple Hdbscan(const PointArray& points, std::size_t minimumSamples,
   options.parameters.clusterSelectionEpsilon = epsilon;
   options.parameters.allowSingleCluster = allowSingleCluster;
   options.engine = OptionsFor(backend);
-  emst::HdbscanClustering clustering;
-  {
-    nb::gil_scoped_release release;
-    clustering = emst::computeHdbscan(view, options).clustering;
-  }
-  const std::size_t n = view.count;
+  nb::gil_scoped_release release;
+  return emst::computeHdbscan(view, options);
+}
+
+/// HDBSCAN*: labels, membership probabilities and GLOSH outlier scores.
+nb::tuple Hdbscan(const PointArray& points, std::size_t minimumSamples,
+  std::size_t minimumClusterSize, const std::string& selection, double epsilon,
+  bool allowSingleCluster, const std::string& backend)
+{
+  emst::HdbscanClustering clustering = RunHdbscan(
+    points, minimumSamples, minimumClusterSize, selection, epsilon, allowSingleCluster, backend)
+                                         .clustering;
+  const std::size_t n = clustering.labels.size();
   return nb::make_tuple(ToArray(std::move(clustering.labels), { n }),
     ToArray(std::move(clustering.probabilities), { n }),
     ToArray(std::move(clustering.outlierScores), { n }));
 }
+
+/// Everything computeHdbscan gives, as arrays in a dict (the outputs of emst.vtk's
+/// vtkEMSTHdbscanClusters): labels, probabilities, outlier_scores, core_distance; the tree's
+/// edges, lengths, total_length, backend, device, compute_milliseconds, messages; per cluster
+/// size, first_point, node, stability, birth_lambda, death_lambda; the condensed tree's parent,
+/// child, lambda, size (prefixed condensed_).
+nb::dict HdbscanDetails(const PointArray& points, std::size_t minimumSamples,
+  std::size_t minimumClusterSize, const std::string& selection, double epsilon,
+  bool allowSingleCluster, const std::string& backend)
+{
+  emst::HdbscanResult result = RunHdbscan(
+    points, minimumSamples, minimumClusterSize, selection, epsilon, allowSingleCluster, backend);
+  emst::HdbscanClustering& clustering = result.clustering;
+  const emst::Result& tree = result.tree.tree;
+  const std::size_t n = clustering.labels.size();
+  nb::dict details;
+  details["labels"] = ToArray(std::move(clustering.labels), { n });
+  details["probabilities"] = ToArray(std::move(clustering.probabilities), { n });
+  details["outlier_scores"] = ToArray(std::move(clustering.outlierScores), { n });
+  details["core_distance"] = ToArray(std::move(result.tree.coreDistance), { n });
+  auto [edges, lengths] = EdgeArrays(tree.edges);
+  details["edges"] = edges;
+  details["lengths"] = lengths;
+  details["total_length"] = tree.totalWeight;
+  details["backend"] = emst::backendName(tree.stats.backend);
+  details["device"] = tree.stats.deviceName;
+  details["compute_milliseconds"] = tree.stats.computeMilliseconds;
+  details["messages"] = tree.messages;
+  const std::size_t k = clustering.clusters.size();
+  std::vector<std::int64_t> size(k), first(k), node(k);
+  std::vector<double> stability(k), birth(k), death(k);
+  for (std::size_t c = 0; c < k; ++c)
+  {
+    const emst::HdbscanCluster& cluster = clustering.clusters[c];
+    size[c] = static_cast<std::int64_t>(cluster.size);
+    first[c] = cluster.firstPoint;
+    node[c] = static_cast<std::int64_t>(cluster.node);
+    stability[c] = cluster.stability;
+    birth[c] = cluster.birthLambda;
+    death[c] = cluster.deathLambda;
+  }
+  details["size"] = ToArray(std::move(size), { k });
+  details["first_point"] = ToArray(std::move(first), { k });
+  details["node"] = ToArray(std::move(node), { k });
+  details["stability"] = ToArray(std::move(stability), { k });
+  details["birth_lambda"] = ToArray(std::move(birth), { k });
+  details["death_lambda"] = ToArray(std::move(death), { k });
+  const std::size_t rows = clustering.condensedTree.size();
+  std::vector<std::int64_t> parent(rows), child(rows), rowSize(rows);
+  std::vector<double> lambda(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+  {
+    const emst::CondensedTreeRow& row = clustering.condensedTree[r];
+    parent[r] = static_cast<std::int64_t>(row.parent);
+    child[r] = static_cast<std::int64_t>(row.child);
+    lambda[r] = row.lambda;
+    rowSize[r] = static_cast<std::int64_t>(row.size);
+  }
+  details["condensed_parent"] = ToArray(std::move(parent), { rows });
+  details["condensed_child"] = ToArray(std::move(child), { rows });
+  details["condensed_lambda"] = ToArray(std::move(lambda), { rows });
+  details["condensed_size"] = ToArray(std::move(rowSize), { rows });
+  return details;
+}
+
+using EndArray = nb::ndarray<const std::int64_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using LengthArray = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+/// emst._core.TreeCutter: a tree (or forest) handed to the engine once and cut at any number of
+/// thresholds (emst.vtk.vtkEMSTClusters keeps one per input tree, as the C++ filter does).
+struct TreeCutter
+{
+  TreeCutter(std::size_t points, const EndArray& ends, const LengthArray& lengths,
+    const std::string& backend)
+  {
+    const std::size_t m = ends.shape(0);
+    if (ends.shape(1) != 2 || lengths.shape(0) != m)
+    {
+      throw nb::value_error("edges must be an (m, 2) array and lengths an (m,) array");
+    }
+    std::vector<emst::Edge> edges(m);
+    for (std::size_t e = 0; e < m; ++e)
+    {
+      const std::int64_t i = ends(e, 0), j = ends(e, 1);
+      if (i < 0 || j < 0 || static_cast<std::uint64_t>(i) >= points ||
+        static_cast<std::uint64_t>(j) >= points)
+      {
+        throw emst::Error(emst::ErrorCode::InvalidInput,
+          "edge " + std::to_string(e) + " refers to a point that does not exist");
+      }
+      edges[e].i = static_cast<std::uint32_t>(i < j ? i : j);
+      edges[e].j = static_cast<std::uint32_t>(i < j ? j : i);
+      edges[e].length = lengths(e);
+    }
+    const emst::Backend chosen = emst::parseBackend(backend);
+    nb::gil_scoped_release release;
+    Cutter = std::make_unique<emst::TreeCutter>(points, std::move(edges), chosen);
+  }
+
+  /// Labels of the groups left by the first `kept` sorted edges: (cluster id per point, group
+  /// size per point, size and first point per cluster, noise points, milliseconds).
+  nb::tuple Cut(std::size_t kept, std::size_t minimumClusterSize)
+  {
+    const std::size_t n = Cutter->pointCount();
+    std::vector<std::int32_t> ids(n);
+    std::vector<std::int64_t> groupSize(n);
+    emst::Clustering clustering;
+    {
+      nb::gil_scoped_release release;
+      clustering = Cutter->cut(kept, minimumClusterSize, ids.data(), groupSize.data());
+    }
+    const std::size_t k = clustering.sizes.size();
+    std::vector<std::int64_t> sizes(clustering.sizes.begin(), clustering.sizes.end());
+    std::vector<std::int64_t> first(clustering.firstPoint.begin(), clustering.firstPoint.end());
+    return nb::make_tuple(ToArray(std::move(ids), { n }), ToArray(std::move(groupSize), { n }),
+      ToArray(std::move(sizes), { k }), ToArray(std::move(first), { k }), clustering.noisePoints,
+      clustering.milliseconds);
+  }
+
+  std::unique_ptr<emst::TreeCutter> Cutter;
+};
 
 } // namespace
 
@@ -223,6 +359,28 @@ NB_MODULE(_core, m)
   m.def("single_linkage", &SingleLinkage, nb::arg("points"), nb::arg("backend"));
   m.def("fof_labels", &FofLabels, nb::arg("points"), nb::arg("linking_length"),
     nb::arg("min_cluster_size"), nb::arg("backend"));
+  m.def("hdbscan_details", &HdbscanDetails, nb::arg("points"), nb::arg("min_samples"),
+    nb::arg("min_cluster_size"), nb::arg("cluster_selection_method"),
+    nb::arg("cluster_selection_epsilon"), nb::arg("allow_single_cluster"), nb::arg("backend"));
+  nb::class_<TreeCutter>(m, "TreeCutter")
+    .def(nb::init<std::size_t, const EndArray&, const LengthArray&, const std::string&>(),
+      nb::arg("points"), nb::arg("edges"), nb::arg("lengths"), nb::arg("backend"))
+    .def("cut", &TreeCutter::Cut, nb::arg("kept_edges"), nb::arg("min_cluster_size"))
+    .def("edges_at_most",
+      [](const TreeCutter& self, double threshold) { return self.Cutter->edgesAtMost(threshold); })
+    .def("edges_for_groups",
+      [](const TreeCutter& self, std::size_t clusters)
+      { return self.Cutter->edgesForGroups(clusters); })
+    .def("sorted_edges",
+      [](const TreeCutter& self)
+      {
+        auto [edges, lengths] = EdgeArrays(self.Cutter->sortedEdges());
+        return nb::make_tuple(edges, lengths);
+      })
+    .def("backend",
+      [](const TreeCutter& self) { return std::string(emst::backendName(self.Cutter->backend())); })
+    .def("device", [](const TreeCutter& self) { return self.Cutter->deviceName(); })
+    .def("messages", [](const TreeCutter& self) { return self.Cutter->messages(); });
   m.def("hdbscan", &Hdbscan, nb::arg("points"), nb::arg("min_samples"), nb::arg("min_cluster_size"),
     nb::arg("cluster_selection_method"), nb::arg("cluster_selection_epsilon"),
     nb::arg("allow_single_cluster"), nb::arg("backend"));
