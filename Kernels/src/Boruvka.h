@@ -22,6 +22,7 @@
 #include "phases/Metric.h"
 #include "phases/NearestForeign.h"
 #include "phases/OutputOrder.h"
+#include "phases/PeriodicMetric.h"
 
 #include <algorithm>
 #include <cmath>
@@ -87,10 +88,6 @@ private:
   template <class T>
   using Buf = Buffer<T, Exec>;
 
-  /// The metric of the run, over points of scalar type T: phases/Metric.h.
-  template <class T>
-  using Metric = EuclideanMetric<T, Dim>;
-
   void progress(double fraction, const char* step)
   {
     this->X.beginPhase(step);
@@ -115,14 +112,21 @@ private:
     stats.inputPoints = n;
 
     this->progress(0.0, "bounding box");
-    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n);
+    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n, this->Opts.box);
     std::size_t const v = framed.finitePoints;
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;
+    stats.wrappedPoints = framed.wrappedPoints;
     if (v < n)
     {
       result.messages.push_back(std::to_string(n - v) +
         " point(s) with non-finite coordinates (NaN or Inf) were left out of the tree");
+    }
+    if (framed.wrappedPoints > 0)
+    {
+      result.messages.push_back(std::to_string(framed.wrappedPoints) +
+        " point(s) outside the periodic box were wrapped into it (their output coordinates are "
+        "the input's)");
     }
     if (v < 2)
     {
@@ -133,8 +137,31 @@ private:
     this->progress(0.05, "sort");
     sortByCode(this->X, input, framed);
 
+    // The metric of the run (phases/Metric.h), over the input points: one instantiation of the
+    // rest of the run per metric.
+    if (framed.frame.periodic())
+    {
+      PeriodicMetric<T, Dim> metric{ input, framed.frame, {} };
+      for (int a = 0; a < 3; ++a)
+      {
+        metric.period[a] = framed.periodInFrame[a];
+      }
+      this->runMetric(input, metric, framed, result);
+    }
+    else
+    {
+      this->runMetric(input, EuclideanMetric<T, Dim>{ input, framed.frame.scale }, framed, result);
+    }
+  }
+
+  /// Duplicates, the tree and the output under `inputMetric` (over the input points).
+  template <class T, class Metric>
+  void runMetric(const InputPoints<T, Dim>& input, const Metric& inputMetric,
+    FramedPoints<Exec, Dim>& framed, Result& result)
+  {
+    Stats& stats = result.stats;
+    std::size_t const v = framed.finitePoints;
     this->progress(0.12, "duplicates");
-    Metric<T> const inputMetric{ input, framed.frame.scale };
     DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed);
     std::size_t const m = distinct.size();
     stats.duplicatePoints = v - m;
@@ -142,7 +169,7 @@ private:
     Buf<Index> edgePoints(this->X, 2 * (m - 1));
     if (m > 1)
     {
-      this->spanningTree(input, framed, distinct, edgePoints, stats);
+      this->spanningTree(input, inputMetric, framed, distinct, edgePoints, stats);
     }
     distinct.codeOfPoint.reset();
 
@@ -157,10 +184,10 @@ private:
   }
 
   /// What every round reads and writes, fixed once the hierarchy is built.
-  template <class T>
+  template <class Metric>
   struct Rounds
   {
-    SearchContext<Metric<T>> search; ///< the run's part; findMin1 adds the round's
+    SearchContext<Metric> search; ///< the run's part; findMin1 adds the round's
     LabelArrays labels;
     const ComponentArena<Exec>* arena;
     RoundCounters counters;
@@ -169,9 +196,10 @@ private:
 
   /// Cells, hierarchy, then Borůvka rounds until one component is left: writes the m-1 tree
   /// edges as pairs of distinct points into edgePoints.
-  template <class T>
-  void spanningTree(const InputPoints<T, Dim>& input, const FramedPoints<Exec, Dim>& framed,
-    DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints, Stats& stats)
+  template <class T, class Metric>
+  void spanningTree(const InputPoints<T, Dim>& input, const Metric& inputMetric,
+    const FramedPoints<Exec, Dim>& framed, DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints,
+    Stats& stats)
   {
     std::size_t const m = distinct.size();
     this->progress(0.15, "cells");
@@ -185,9 +213,9 @@ private:
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
     ComponentArena<Exec> const arena(this->X, m);
 
-    Rounds<T> rounds;
-    SearchContext<Metric<T>>& search = rounds.search;
-    search.metric = Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
+    Rounds<Metric> rounds;
+    SearchContext<Metric>& search = rounds.search;
+    search.metric = inputMetric.over(InputPoints<T, Dim>{ cells.exactOfPoint.data(), Dim });
     search.tolerance = framed.tolerance();
     search.points = cells.points(distinct);
     search.cells = cells.arrays();
@@ -234,8 +262,8 @@ private:
   /// One Borůvka round, queued without any host wait. counters.before(round) holds the
   /// components before it, counters.after(round) receives those after; `known` (the count at
   /// the host's last look) bounds them and sizes the per-component launches.
-  template <class T>
-  void enqueueRound(int round, std::size_t known, const Rounds<T>& r)
+  template <class Metric>
+  void enqueueRound(int round, std::size_t known, const Rounds<Metric>& r)
   {
     // Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2, connect, compact.
     ComponentArrays const& comps = r.arena->ofRound(round);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace emst
@@ -72,6 +73,35 @@ void validate(const PointCloudView& points)
   if (points.scalarType != ScalarType::Float32 && points.scalarType != ScalarType::Float64)
   {
     throw Error(ErrorCode::InvalidInput, "unknown scalar type");
+  }
+}
+
+/// The box's axes below the dimension: each size finite and >= 0, the origin finite where the
+/// axis is periodic.
+void validateBox(const PeriodicBox& box, int dimension)
+{
+  static const char* const axisName[3] = { "x", "y", "z" };
+  auto number = [](double value)
+  {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return std::string(text);
+  };
+  for (int a = 0; a < dimension; ++a)
+  {
+    double const size = box.size[a];
+    if (!(size >= 0.0) || !std::isfinite(size))
+    {
+      throw Error(ErrorCode::InvalidInput,
+        std::string("periodic box: the size of axis ") + axisName[a] + " must be a finite number " +
+          ">= 0 (0: not periodic), not " + number(size));
+    }
+    if (size > 0.0 && !std::isfinite(box.origin[a]))
+    {
+      throw Error(ErrorCode::InvalidInput,
+        std::string("periodic box: the origin of axis ") + axisName[a] + " must be finite, not " +
+          number(box.origin[a]));
+    }
   }
 }
 
@@ -144,6 +174,7 @@ Backend parseBackend(const std::string& name)
 Result computeEmst(const PointCloudView& points, const Options& options)
 {
   detail::validate(points);
+  detail::validateBox(options.box, points.dimension);
   bool const onDevice = points.memory == MemorySpace::Device;
 
   if (options.backend == Backend::Cpu)

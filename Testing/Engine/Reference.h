@@ -13,6 +13,9 @@
 //     points (s = 1 if E = 0). Under a strict total order the MST is unique, so a Prim with the
 //     same order yields it; its edges are then listed by (length, i, j), length = the double
 //     distance of the input coordinates. The engine's list must match it bit for bit.
+// In a periodic box (Cloud::box) both measure minimum-image distances: (a) with its own formula
+// (d - L * nearbyint(d / L) per axis, in double), (b) with the contract's (Emst.h: places wrapped
+// into [0, L), d = min(|wa - wb|, L - |wa - wb|), E from the periods), written here from that text.
 #pragma once
 
 #include "TestClouds.h"
@@ -31,8 +34,12 @@ struct ReferenceTree
   std::size_t validPoints = 0;
 };
 
-/// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length).
+/// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length);
+/// in a periodic box d is the contract's minimum-image difference.
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
+
+/// Emst.h's wrap of a coordinate's offset from a periodic origin into [0, L).
+double contractWrap(double x, double origin, double period);
 
 /// The engine's comparison key of two points, and the frame it is computed in (per-axis minimum
 /// over the finite points, power-of-two scale).
@@ -44,6 +51,7 @@ struct ShiftedCloud
   double lo[3] = { 0.0, 0.0, 0.0 };
   double scale = 1.0; ///< 2^min(62 - ilogb(largest extent), 960), 1 for a zero extent
   int dimension = 3;
+  emst::PeriodicBox box; ///< the cloud's
   double key(std::size_t i, std::size_t j) const;
 };
 ShiftedCloud shiftCloud(const Cloud& cloud);

@@ -74,6 +74,11 @@ struct Cloud
   emst::ScalarType scalarType = emst::ScalarType::Float64;
   std::vector<float> float32;
   std::vector<double> float64;
+  /// The periodic box the cloud lives in (none by default): runEngine passes it to the engine,
+  /// and the references of Reference.h measure distances in it.
+  emst::PeriodicBox box;
+
+  bool periodic() const { return this->box.isPeriodic(this->dimension); }
 
   /// Coordinate a of point k as the engine sees it, promoted to double.
   double at(std::size_t k, int a) const

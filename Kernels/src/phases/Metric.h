@@ -2,32 +2,36 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The metric: what the search, FindMin2 and the output ask of distances, in one small value
-// type that the functors carry (template argument and member). Only EuclideanMetric exists; the
-// two that are planned plug in here, not into copies of the search:
+// type that the functors carry (template argument and member). Two exist: EuclideanMetric (below)
+// and PeriodicMetric (phases/PeriodicMetric.h, the minimum image in a periodic box). Boruvka.h
+// picks one per run; the phases never copy the search for a metric. What a metric provides:
+//   kDim, kBallInCellStops, Query, query(record, k), over(points): the same metric over other
+//   points (the input's for the duplicates and the output, the distinct points' for the search);
+//   (a) distance2(query, record, k): the float squared distance the search prunes with;
+//   (b) boxDistance2(query, node, slot): a float lower bound of (a) over a subtree's box, with
+//       the same rounded operations in the same order so that it never exceeds (a);
+//   (c) key(a, b): the exact double key of the contract (Emst.h), its total order with the ends;
+//   (d) length(a, b): the edge length in input units;
+//   (e) kBallInCellStops and ballClearOfFaces(q, limit, tolerance): whether the bottom-up search
+//       may stop once the ball of its best lies inside the Morton cell searched so far, and any
+//       condition the metric adds to it (the periodic one: the ball does not reach a periodic
+//       face).
+// Tolerance must bound the float values (a), (b) against the keys (c) (Arithmetic.h: the
+// Euclidean argument; PeriodicMetric.h: the periodic one, with a wider eta).
 //
-// Periodic boxes (minimum image; the period given in frame units for the floats and in input
-// units for the exact key):
-//   (a) distance2: per axis d = |q - x|, then min(d, P - d), the same rounded operations in the
-//       same order, so that (b) still never exceeds it.
-//   (b) boxDistance2: per axis the gap to the box or to its image one period away, the smaller.
-//   (c) key: the exact double minimum-image difference per axis (ordered coordinates reduced
-//       into [0, P) once, in the cells phase), then squared and summed as exactKey does.
-//   (d) length: the minimum-image length in input units.
-//   (e) no early stop: a point outside a Morton cell can be near through the boundary, so the
-//       bottom-up search climbs to the root (correct, slower); top-down needs nothing.
-//
-// HDBSCAN*'s mutual reachability (per-point core keys from a k-nearest-neighbour phase before
-// the rounds, exact doubles plus their floatAtLeast for the float side):
-//   (a) distance2: max(query's core, point k's core, d2): Query carries the query's core, k
+// Planned: HDBSCAN*'s mutual reachability, as a metric that wraps a base metric (Euclidean or
+// periodic) and adds per-point core keys from a k-nearest-neighbour phase before the rounds
+// (exact doubles plus their floatAtLeast for the float side):
+//   (a) distance2: max(query's core, point k's core, base d2): Query carries the query's core, k
 //       indexes the cores.
-//   (b) boxDistance2: max(query's core, the least core under the child slot, box distance2):
+//   (b) boxDistance2: max(query's core, the least core under the child slot, base box distance2):
 //       the least cores per subtree climbed with the boxes (ClimbBoxes), read by node and slot.
-//   (c) key: max(coreKey[a], coreKey[b], exactKey): exact, so the total order and the ties are
+//   (c) key: max(coreKey[a], coreKey[b], base key): exact, so the total order and the ties are
 //       those of the mutual reachability graph.
 //   (d) length: sqrt of that key in input units (the dendrogram's heights).
-//   (e) early stop stays valid: every key is at least the Euclidean one.
-// Tolerance keeps working for both: their float values bound their keys as the Euclidean ones do
-// (cores are rounded up, maxima are monotone).
+//   (e) the base's: every key is at least the base's one.
+// Tolerance keeps working: its float values bound its keys as the base's do (cores are rounded
+// up, maxima are monotone).
 #pragma once
 
 #include "base/Arithmetic.h"
@@ -57,6 +61,18 @@ struct EuclideanMetric
 
   InputPoints<T, Dim> points; ///< exact coordinates
   double scale;               ///< Frame::scale: keys are squared distances in frame units
+
+  /// The same metric over other points (the distinct points of the search).
+  EuclideanMetric over(const InputPoints<T, Dim>& others) const
+  {
+    return EuclideanMetric{ others, this->scale };
+  }
+
+  /// (e) Nothing to add to the cell test: there are no periodic faces.
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float*, float, const Tolerance&) const
+  {
+    return true;
+  }
 
   /// What a search carries of its query point: the float coordinates of its record.
   struct Query

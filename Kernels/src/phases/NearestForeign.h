@@ -323,7 +323,8 @@ struct LabelNodes
 /// point's own component and boxes beyond the current best, either from the root (top-down) or
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
 /// subtree, until the ball of the current best lies inside the Morton cell of the subtree
-/// searched so far: every point outside it is then farther.
+/// searched so far (and, in a periodic box, clear of its periodic faces: the metric's
+/// ballClearOfFaces): every point outside it is then farther.
 template <class Metric>
 struct FindNearestForeign
 {
@@ -452,7 +453,8 @@ struct FindNearestForeign
         up = ctx.tree.parentOfNode[node];
         if (up == kNone ||
           (Metric::kBallInCellStops &&
-            this->ballInside(ctx.tree.cellOfNode[node], self.x, best.limit)))
+            this->ballInside(ctx.tree.cellOfNode[node], self.x, best.limit) &&
+            ctx.metric.ballClearOfFaces(self.x, best.limit, ctx.tolerance)))
         {
           break;
         }
