@@ -24,11 +24,6 @@ using emst::ScalarType;
 namespace
 {
 
-constexpr ScalarType F32 = ScalarType::Float32;
-constexpr ScalarType F64 = ScalarType::Float64;
-const double NaN = std::numeric_limits<double>::quiet_NaN();
-const double Inf = std::numeric_limits<double>::infinity();
-
 emst::PeriodicBox box(
   double lx, double ly, double lz, double ox = 0.0, double oy = 0.0, double oz = 0.0)
 {
@@ -113,13 +108,6 @@ std::vector<Point> blobsOnFaces(Rng& rng, std::size_t n, int dim, const emst::Pe
       points.push_back(p);
     }
   }
-  return points;
-}
-
-std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed)
-{
-  Rng rng(seed);
-  rng.shuffle(points);
   return points;
 }
 

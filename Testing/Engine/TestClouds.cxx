@@ -149,6 +149,13 @@ std::vector<Point> fccPoints(int cells)
   return points;
 }
 
+std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed)
+{
+  Rng rng(seed);
+  rng.shuffle(points);
+  return points;
+}
+
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng)
 {
   std::vector<Point> repeated;

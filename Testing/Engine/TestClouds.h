@@ -21,6 +21,12 @@ namespace emsttest
 
 using Point = std::array<double, 3>; // unused coordinates are 0
 
+// Short names the test files share.
+constexpr emst::ScalarType F32 = emst::ScalarType::Float32;
+constexpr emst::ScalarType F64 = emst::ScalarType::Float64;
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+const double Inf = std::numeric_limits<double>::infinity();
+
 /// splitmix64-seeded xorshift-style generator: the same numbers on every platform and standard
 /// library (std::uniform_*_distribution and std::shuffle are implementation-defined).
 class Rng
@@ -140,6 +146,9 @@ std::vector<Point> latticePoints(int nx, int ny, int nz, double spacing = 1.0, d
 /// Face-centred cubic lattice: integer points with an even coordinate sum inside [0, 2*cells]^3.
 /// Nearest neighbours are at sqrt(2); they form many equilateral triangles.
 std::vector<Point> fccPoints(int cells);
+
+/// The points in a shuffled order (Rng(seed)).
+std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed);
 
 /// `copies` copies of each point, in a shuffled order when rng is given.
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng);
