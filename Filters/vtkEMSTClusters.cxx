@@ -5,6 +5,7 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPeriodicBox.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -77,10 +78,85 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
+/// Each clustered point's coordinates unwrapped around its cluster in a periodic box: from the
+/// cluster's first point, wrapped into the box, along the kept edges (a tree inside each cluster),
+/// each step the minimum image of the edge. A cluster that crosses a face comes out in one piece,
+/// partly outside the box. Noise points keep their coordinates. 3 values per point.
+std::vector<double> UnwrappedPoints(vtkPolyData* points,
+  const vtkEMSTEngineBridge::ClusterTree::Cut& cut, const vtkEMSTPeriodicBox::Box& box)
+{
+  const vtkIdType n = points->GetNumberOfPoints();
+  std::vector<double> xyz(static_cast<std::size_t>(3 * n));
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    points->GetPoint(k, &xyz[3 * k]);
+  }
+  // The kept edges as adjacency lists (CSR).
+  const vtkIdType kept = cut.Lines->GetNumberOfCells();
+  vtkDataArray* ends = cut.Lines->GetConnectivityArray();
+  std::vector<vtkIdType> first(static_cast<std::size_t>(n + 1), 0);
+  for (vtkIdType k = 0; k < 2 * kept; ++k)
+  {
+    ++first[static_cast<vtkIdType>(ends->GetComponent(k, 0)) + 1];
+  }
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    first[k + 1] += first[k];
+  }
+  std::vector<vtkIdType> next(first.begin(), first.end() - 1);
+  std::vector<vtkIdType> neighbour(static_cast<std::size_t>(2 * kept));
+  for (vtkIdType e = 0; e < kept; ++e)
+  {
+    const vtkIdType a = static_cast<vtkIdType>(ends->GetComponent(2 * e, 0));
+    const vtkIdType b = static_cast<vtkIdType>(ends->GetComponent(2 * e + 1, 0));
+    neighbour[next[a]++] = b;
+    neighbour[next[b]++] = a;
+  }
+  const int* label = cut.ClusterId->GetPointer(0);
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  std::vector<vtkIdType> stack;
+  double raw[3], d[3];
+  for (const vtkIdType start : cut.FirstPoint)
+  {
+    box.Wrap(&xyz[3 * start]);
+    seen[start] = 1;
+    stack.assign(1, start);
+    while (!stack.empty())
+    {
+      const vtkIdType u = stack.back();
+      stack.pop_back();
+      for (vtkIdType k = first[u]; k < first[u + 1]; ++k)
+      {
+        const vtkIdType v = neighbour[k];
+        if (seen[v] || label[v] != label[start])
+        {
+          continue;
+        }
+        seen[v] = 1;
+        points->GetPoint(v, raw);
+        points->GetPoint(u, d);
+        for (int a = 0; a < 3; ++a)
+        {
+          d[a] = raw[a] - d[a];
+        }
+        box.MinimumImage(d);
+        for (int a = 0; a < 3; ++a)
+        {
+          xyz[3 * v + a] = xyz[3 * u + a] + d[a];
+        }
+        stack.push_back(v);
+      }
+    }
+  }
+  return xyz;
+}
+
 /// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
-/// over the points and one over the kept edges.
-void FillClusterTable(
-  vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+/// over the points and one over the kept edges. In a periodic box the centroids and bounds are
+/// those of the cluster unwrapped around itself (UnwrappedPoints), the centroid then moved by
+/// whole periods into the box and the bounds with it.
+void FillClusterTable(vtkTable* table, vtkPolyData* points,
+  const vtkEMSTEngineBridge::ClusterTree::Cut& cut, const vtkEMSTPeriodicBox::Box& box)
 {
   const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
   auto id = Named<vtkIntArray>("ClusterId");
@@ -105,6 +181,8 @@ void FillClusterTable(
   std::fill(edge, edge + clusters, 0.0);
   const int* label = cut.ClusterId->GetPointer(0);
   const vtkIdType n = points->GetNumberOfPoints();
+  const std::vector<double> unwrapped =
+    box.IsPeriodic() ? UnwrappedPoints(points, cut, box) : std::vector<double>();
   double p[3];
   for (vtkIdType k = 0; k < n; ++k)
   {
@@ -113,7 +191,14 @@ void FillClusterTable(
     {
       continue;
     }
-    points->GetPoint(k, p);
+    if (box.IsPeriodic())
+    {
+      std::copy(&unwrapped[3 * k], &unwrapped[3 * k] + 3, p);
+    }
+    else
+    {
+      points->GetPoint(k, p);
+    }
     for (int a = 0; a < 3; ++a)
     {
       sum[3 * c + a] += p[a];
@@ -139,6 +224,18 @@ void FillClusterTable(
     for (int a = 0; a < 3; ++a)
     {
       sum[3 * c + a] /= count; // the centroid
+    }
+    if (box.IsPeriodic())
+    {
+      double moved[3] = { sum[3 * c], sum[3 * c + 1], sum[3 * c + 2] };
+      box.Wrap(moved);
+      for (int a = 0; a < 3; ++a)
+      {
+        const double shift = moved[a] - sum[3 * c + a];
+        sum[3 * c + a] = moved[a];
+        min[3 * c + a] += shift;
+        max[3 * c + a] += shift;
+      }
     }
     first->SetValue(c, cut.FirstPoint[c]);
   }
@@ -183,8 +280,9 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
   }
 }
 
-/// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points.
-double LinkingThreshold(vtkPolyData* input, double b)
+/// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points. In a periodic box
+/// V counts the period of each periodic axis instead of the points' extent there.
+double LinkingThreshold(vtkPolyData* input, double b, const vtkEMSTPeriodicBox::Box& box)
 {
   const vtkIdType n = input->GetNumberOfPoints();
   double lo[3] = { VTK_DOUBLE_MAX, VTK_DOUBLE_MAX, VTK_DOUBLE_MAX };
@@ -209,9 +307,10 @@ double LinkingThreshold(vtkPolyData* input, double b)
   int dimensions = 0;
   for (int a = 0; a < 3 && finite > 0; ++a)
   {
-    if (hi[a] > lo[a])
+    const double extent = box.Size[a] > 0.0 ? box.Size[a] : hi[a] - lo[a];
+    if (extent > 0.0)
     {
-      volume *= hi[a] - lo[a];
+      volume *= extent;
       ++dimensions;
     }
   }
@@ -294,6 +393,21 @@ int vtkEMSTClusters::RequestData(
     }
   }
 
+  // The periodic box of the tree (the tree filter's field data BoxSize, BoxOrigin), if any.
+  vtkEMSTPeriodicBox::Box box;
+  if (local->GetFieldData()->GetArray(vtkEMSTPeriodicBox::SizeName) != nullptr)
+  {
+    std::string boxError;
+    if (!vtkEMSTPeriodicBox::Read(local->GetFieldData(), box, boxError))
+    {
+      const std::string error = "Periodic box of the input: " + boxError + ".";
+      vtkErrorMacro(<< error);
+      messages.push_back("error: " + error);
+      MakeEmpty(output, "none (error)", messages);
+      return 1;
+    }
+  }
+
   // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
   bool gathered = false;
@@ -330,7 +444,7 @@ int vtkEMSTClusters::RequestData(
     cache.Tree.reset();
     vtkEMSTEngineBridge::Status status;
     this->SetProgressText("Handing the tree to the engine");
-    cache.Tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, backend, status);
+    cache.Tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, backend, box, status);
     this->SetProgressText(nullptr);
     if (cache.Tree == nullptr)
     {
@@ -364,7 +478,7 @@ int vtkEMSTClusters::RequestData(
   switch (this->CutMode)
   {
     case LINKING_LENGTH:
-      threshold = LinkingThreshold(input, this->LinkingLength);
+      threshold = LinkingThreshold(input, this->LinkingLength, box);
       kept = tree.EdgesAtMost(threshold);
       break;
     case NUMBER_OF_CLUSTERS:
@@ -404,8 +518,14 @@ int vtkEMSTClusters::RequestData(
   output->GetCellData()->AddArray(cut.EdgeLength);
   AddFieldData(output, threshold, static_cast<vtkIdType>(cut.Sizes.size()), cut.NoisePoints,
     tree.BackendDescription(), cut.Milliseconds, messages);
+  if (box.IsPeriodic())
+  {
+    output->GetCellData()->AddArray(
+      vtkEMSTPeriodicBox::CrossesBoundary(output->GetPoints(), cut.Lines, box));
+    vtkEMSTPeriodicBox::Write(box, output->GetFieldData());
+  }
 
-  FillClusterTable(table, output, cut);
+  FillClusterTable(table, output, cut, box);
   FillHistogram(histogram, tree, this->HistogramBins);
   this->UpdateProgress(1.0);
   return 1;

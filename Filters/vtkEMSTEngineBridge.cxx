@@ -387,6 +387,10 @@ Result ComputeTree(const Request& request)
       }
       Cloud cloud;
       PrepareCloud(request, cloud, result);
+      if (request.Box.IsPeriodic())
+      {
+        result.InputPath += ", periodic box " + request.Box.Describe();
+      }
 
       if (cloud.View.count == 0)
       {
@@ -397,6 +401,11 @@ Result ComputeTree(const Request& request)
 
       emst::Options options;
       options.backend = ToEngineBackend(request.Backend);
+      for (int a = 0; a < 3; ++a)
+      {
+        options.box.origin[a] = request.Box.Origin[a];
+        options.box.size[a] = request.Box.Size[a];
+      }
       options.progress = [&report](double fraction, const char* step)
       { return report(GatherShare + EngineShare * fraction, step); };
       const emst::Result tree = emst::computeEmst(cloud.View, options);
@@ -445,7 +454,8 @@ namespace
 {
 
 /// The edges of the line cells of `tree`; see ClusterTree::Create.
-std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
+std::vector<emst::Edge> ReadEdges(
+  vtkPolyData* tree, vtkDataArray* lengths, const vtkEMSTPeriodicBox::Box& box)
 {
   vtkCellArray* lines = tree->GetLines();
   const vtkIdType cells = lines ? lines->GetNumberOfCells() : 0;
@@ -454,13 +464,14 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
     lengths->GetNumberOfTuples() >= firstLine + cells &&
     lines->GetNumberOfConnectivityIds() == 2 * cells;
   vtkPoints* points = tree->GetPoints();
-  auto distance = [points](vtkIdType a, vtkIdType b)
+  auto distance = [points, &box](vtkIdType a, vtkIdType b)
   {
     double p[3], q[3];
     points->GetPoint(a, p);
     points->GetPoint(b, q);
-    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    return std::sqrt(dx * dx + dy * dy + dz * dz);
+    double d[3] = { p[0] - q[0], p[1] - q[1], p[2] - q[2] };
+    box.MinimumImage(d);
+    return std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   };
   const vtkIdType n = tree->GetNumberOfPoints();
   std::vector<emst::Edge> edges;
@@ -491,8 +502,8 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
 
 } // namespace
 
-std::unique_ptr<ClusterTree> ClusterTree::Create(
-  vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status)
+std::unique_ptr<ClusterTree> ClusterTree::Create(vtkPolyData* tree, vtkDataArray* lengths,
+  int backend, const vtkEMSTPeriodicBox::Box& box, Status& status)
 {
   std::unique_ptr<ClusterTree> result(new ClusterTree);
   status = Guarded(
@@ -501,7 +512,7 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
       const vtkIdType n = tree->GetNumberOfPoints();
       result->Data->Points = n;
       result->Data->Cutter = std::make_unique<emst::TreeCutter>(
-        static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(backend));
+        static_cast<std::size_t>(n), ReadEdges(tree, lengths, box), ToEngineBackend(backend));
     });
   if (status.Code != Status::Ok)
   {

@@ -7,6 +7,7 @@
 #ifndef vtkEMSTEngineBridge_h
 #define vtkEMSTEngineBridge_h
 
+#include "vtkEMSTPeriodicBox.h"
 #include "vtkSmartPointer.h"
 #include "vtkType.h"
 
@@ -57,6 +58,8 @@ struct Request
   /// vtkEMSTEuclideanMinimumSpanningTree::BackendType (0 auto, 1 CUDA, 2 CPU), already resolved
   /// against EMST_BACKEND by the caller.
   int Backend = 0;
+  /// The periodic box of the tree (none by default): minimum-image distances and lengths.
+  vtkEMSTPeriodicBox::Box Box;
   /// Fraction done (0..1) and the step about to run; returning false cancels.
   std::function<bool(double, const char*)> Progress;
 };
@@ -95,10 +98,11 @@ class ClusterTree
 public:
   /// Reads the line cells of `tree` (a polyline of m points gives m - 1 edges) with their lengths:
   /// from `lengths`, a one-component cell array, when given and every line has two points (line k
-  /// is cell NumberOfVerts + k); else computed from the points in double. backend: 0 auto
-  /// (the GPU when usable), 1 CUDA, 2 CPU. Returns null with `status` set on failure.
-  static std::unique_ptr<ClusterTree> Create(
-    vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status);
+  /// is cell NumberOfVerts + k); else computed from the points in double (minimum-image lengths
+  /// in a periodic `box`). backend: 0 auto (the GPU when usable), 1 CUDA, 2 CPU. Returns null with
+  /// `status` set on failure.
+  static std::unique_ptr<ClusterTree> Create(vtkPolyData* tree, vtkDataArray* lengths, int backend,
+    const vtkEMSTPeriodicBox::Box& box, Status& status);
   ~ClusterTree();
 
   vtkIdType NumberOfPoints() const;

@@ -5,6 +5,7 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPeriodicBox.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -29,6 +30,7 @@
 #include "vtkUnsignedCharArray.h"
 #include "vtkVersion.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -72,14 +74,19 @@ void AddFieldData(vtkPolyData* output, double totalLength, const std::string& ba
   vtkEMSTArrays::AddStrings(fd, "EMSTMessages", messages);
 }
 
-/// An output with no points and no lines, but with the arrays a downstream user looks for.
-void MakeEmpty(
-  vtkPolyData* output, const std::string& backend, const std::vector<std::string>& messages)
+/// An output with no points and no lines, but with the arrays a downstream user looks for
+/// (CrossesBoundary too when a periodic box was asked for).
+void MakeEmpty(vtkPolyData* output, const std::string& backend,
+  const std::vector<std::string>& messages, bool periodic = false)
 {
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
   output->SetLines(vtkSmartPointer<vtkCellArray>::New());
   output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
+  if (periodic)
+  {
+    output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkUnsignedCharArray>("CrossesBoundary"));
+  }
   AddFieldData(
     output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "", messages);
 }
@@ -121,6 +128,23 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
   std::vector<std::string> messages;
 
+  // The periodic box: the input's field data or the properties. Checked on the process that
+  // computes the tree (process 0 under MPI: its input's box is the one used), after the gather,
+  // which every process must join.
+  const bool boxAsked = this->PeriodicBoxMode != BOX_OFF;
+  vtkEMSTPeriodicBox::Box box;
+  std::string boxError;
+  bool boxValid = true;
+  if (this->PeriodicBoxMode == BOX_FROM_INPUT)
+  {
+    boxValid = vtkEMSTPeriodicBox::ReadFrom(input, box, boxError);
+  }
+  else if (this->PeriodicBoxMode == BOX_CUSTOM)
+  {
+    std::copy(this->BoxOrigin, this->BoxOrigin + 3, box.Origin);
+    std::copy(this->BoxSize, this->BoxSize + 3, box.Size);
+    boxValid = vtkEMSTPeriodicBox::Validate(box, boxError);
+  }
   // The leaves: the input itself, or every non-empty point set of a composite input.
   std::vector<vtkSmartPointer<vtkPointSet>> leaves;
   if (auto* pointSet = vtkPointSet::SafeDownCast(input))
@@ -174,13 +198,13 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     if (!controller->Gather(local, pieces, 0))
     {
       vtkErrorMacro("Gathering the points on process 0 failed.");
-      MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
+      MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." }, boxAsked);
       return 1;
     }
     leaves.clear();
     if (controller->GetLocalProcessId() != 0)
     {
-      MakeEmpty(output, "none (points sent to process 0)", {});
+      MakeEmpty(output, "none (points sent to process 0)", {}, boxAsked);
       return 1;
     }
     for (const auto& piece : pieces)
@@ -191,6 +215,20 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
         leaves.emplace_back(pointSet);
       }
     }
+  }
+
+  if (!boxValid)
+  {
+    const std::string error = "Periodic box: " + boxError + ".";
+    vtkErrorMacro(<< error);
+    messages.push_back("error: " + error);
+    MakeEmpty(output, "none (error)", messages, true);
+    return 1;
+  }
+  if (boxAsked && !box.IsPeriodic())
+  {
+    messages.emplace_back("the periodic box has no periodic axis (every size is 0): the tree is "
+                          "the ordinary one");
   }
 
   std::string envWarning;
@@ -204,7 +242,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   // Points and point arrays of the output: shared with a single input, appended otherwise.
   if (leaves.empty())
   {
-    MakeEmpty(output, "none (no points)", messages);
+    MakeEmpty(output, "none (no points)", messages, boxAsked);
     return 1;
   }
   vtkEMSTGather::Append(leaves, output, false);
@@ -212,6 +250,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkEMSTEngineBridge::Request request;
   request.GhostMask = LeftOutGhostBits;
   request.Backend = backend;
+  request.Box = box;
   for (const auto& leaf : leaves)
   {
     request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
@@ -234,14 +273,14 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   {
     vtkErrorMacro(<< tree.Outcome.ErrorMessage);
     messages.push_back("error: " + tree.Outcome.ErrorMessage);
-    MakeEmpty(output, "none (error)", messages);
+    MakeEmpty(output, "none (error)", messages, boxAsked);
     return 1;
   }
   if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled)
   {
     vtkWarningMacro("Cancelled: the output is empty.");
     messages.emplace_back("cancelled");
-    MakeEmpty(output, "none (cancelled)", messages);
+    MakeEmpty(output, "none (cancelled)", messages, boxAsked);
     return 1;
   }
 
@@ -258,6 +297,17 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   output->SetLines(tree.Lines);
   output->GetCellData()->AddArray(tree.EdgeLength);
   output->GetCellData()->SetActiveScalars("EdgeLength");
+  if (boxAsked)
+  {
+    // Flagged, not split: the output stays n points and one line per edge (the tree that MST
+    // Clusters, the hierarchy and scripts read); CrossesBoundary marks the lines that span the box.
+    output->GetCellData()->AddArray(
+      vtkEMSTPeriodicBox::CrossesBoundary(output->GetPoints(), tree.Lines, box));
+  }
+  if (box.IsPeriodic())
+  {
+    vtkEMSTPeriodicBox::Write(box, output->GetFieldData());
+  }
   AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
     tree.ComputeMilliseconds, tree.PointsInTree,
     tree.InputPath + (gathered ? ", gathered from all processes" : ""), messages);
@@ -271,5 +321,10 @@ void vtkEMSTEuclideanMinimumSpanningTree::PrintSelf(ostream& os, vtkIndent inden
   os << indent
      << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
      << "\n";
+  os << indent << "PeriodicBoxMode: " << this->PeriodicBoxMode << "\n";
+  os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
+     << this->BoxOrigin[2] << "\n";
+  os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
+     << this->BoxSize[2] << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }
