@@ -76,8 +76,7 @@ struct PeriodicMetric
   /// With P = +inf (an axis that is not periodic) it is d itself.
   EMST_HD EMST_FORCEINLINE float image(float d, int a) const
   {
-    float const around = fsub(period[a], d);
-    return around < d ? around : d;
+    return fminExact(fsub(period[a], d), d);
   }
 
   /// (a) Float squared minimum-image distance, the terms added in axis order like Euclidean's.
@@ -87,7 +86,7 @@ struct PeriodicMetric
     for (int a = 0; a < Dim; ++a)
     {
       float d = fsub(q.x[a], r.x[a]);
-      d = this->image(d < 0.0f ? -d : d, a);
+      d = this->image(fabsExact(d), a);
       float const dd = fmul(d, d);
       s = (a == 0) ? dd : fadd(s, dd);
     }
@@ -112,13 +111,13 @@ struct PeriodicMetric
       {
         float const around = fsub(period[a], fsub(hi[a], q.x[a]));
         float const direct = fsub(lo[a], q.x[a]);
-        d = around < direct ? around : direct;
+        d = fminExact(around, direct);
       }
       else if (q.x[a] > hi[a])
       {
         float const around = fsub(period[a], fsub(q.x[a], lo[a]));
         float const direct = fsub(q.x[a], hi[a]);
-        d = around < direct ? around : direct;
+        d = fminExact(around, direct);
       }
       float const dd = fmul(d, d);
       s = (a == 0) ? dd : fadd(s, dd);
