@@ -166,15 +166,17 @@ struct PeriodicMetric
   }
 
   /// (c) The exact key of points a and b: Emst.h's scaled sum of squared minimum-image
-  /// differences, in axis order, no contraction.
+  /// differences, in axis order, no contraction. Both points are loaded first (the output reads
+  /// them in input order, far apart: the loads overlap).
   EMST_HD EMST_FORCEINLINE double key(std::size_t a, std::size_t b) const
   {
+    double x[3], y[3];
+    points.load(a, x);
+    points.load(b, y);
     double s = 0.0;
     for (int axis = 0; axis < Dim; ++axis)
     {
-      double const d =
-        dmul(this->difference(points.coordinate(a, axis), points.coordinate(b, axis), axis),
-          frame.scale);
+      double const d = dmul(this->difference(x[axis], y[axis], axis), frame.scale);
       s = axis == 0 ? dmul(d, d) : dadd(s, dmul(d, d));
     }
     return s;
@@ -183,11 +185,13 @@ struct PeriodicMetric
   /// (d) The minimum-image length in input units, in double, terms added in axis order.
   EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
   {
+    double x[3], y[3];
+    points.load(a, x);
+    points.load(b, y);
     double s = 0.0;
     for (int axis = 0; axis < Dim; ++axis)
     {
-      double const d =
-        this->difference(points.coordinate(a, axis), points.coordinate(b, axis), axis);
+      double const d = this->difference(x[axis], y[axis], axis);
       s = (axis == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
     }
     return sqrt(s);
