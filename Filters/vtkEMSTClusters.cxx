@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTClusters.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
+#include "vtkEMSTClusterTable.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 #include "vtkEMSTPeriodicBox.h"
@@ -27,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -78,134 +81,19 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
-/// Each clustered point's coordinates unwrapped around its cluster in a periodic box: from the
-/// cluster's first point, wrapped into the box, along the kept edges (a tree inside each cluster),
-/// each step the minimum image of the edge. A cluster that crosses a face comes out in one piece,
-/// partly outside the box. Noise points keep their coordinates. 3 values per point.
-std::vector<double> UnwrappedPoints(vtkPolyData* points,
-  const vtkEMSTEngineBridge::ClusterTree::Cut& cut, const vtkEMSTPeriodicBox::Box& box)
-{
-  const vtkIdType n = points->GetNumberOfPoints();
-  std::vector<double> xyz(static_cast<std::size_t>(3 * n));
-  for (vtkIdType k = 0; k < n; ++k)
-  {
-    points->GetPoint(k, &xyz[3 * k]);
-  }
-  // The kept edges as adjacency lists (CSR).
-  const vtkIdType kept = cut.Lines->GetNumberOfCells();
-  vtkDataArray* ends = cut.Lines->GetConnectivityArray();
-  std::vector<vtkIdType> first(static_cast<std::size_t>(n + 1), 0);
-  for (vtkIdType k = 0; k < 2 * kept; ++k)
-  {
-    ++first[static_cast<vtkIdType>(ends->GetComponent(k, 0)) + 1];
-  }
-  for (vtkIdType k = 0; k < n; ++k)
-  {
-    first[k + 1] += first[k];
-  }
-  std::vector<vtkIdType> next(first.begin(), first.end() - 1);
-  std::vector<vtkIdType> neighbour(static_cast<std::size_t>(2 * kept));
-  for (vtkIdType e = 0; e < kept; ++e)
-  {
-    const vtkIdType a = static_cast<vtkIdType>(ends->GetComponent(2 * e, 0));
-    const vtkIdType b = static_cast<vtkIdType>(ends->GetComponent(2 * e + 1, 0));
-    neighbour[next[a]++] = b;
-    neighbour[next[b]++] = a;
-  }
-  const int* label = cut.ClusterId->GetPointer(0);
-  std::vector<char> seen(static_cast<std::size_t>(n), 0);
-  std::vector<vtkIdType> stack;
-  double raw[3], d[3];
-  for (const vtkIdType start : cut.FirstPoint)
-  {
-    box.Wrap(&xyz[3 * start]);
-    seen[start] = 1;
-    stack.assign(1, start);
-    while (!stack.empty())
-    {
-      const vtkIdType u = stack.back();
-      stack.pop_back();
-      for (vtkIdType k = first[u]; k < first[u + 1]; ++k)
-      {
-        const vtkIdType v = neighbour[k];
-        if (seen[v] || label[v] != label[start])
-        {
-          continue;
-        }
-        seen[v] = 1;
-        points->GetPoint(v, raw);
-        points->GetPoint(u, d);
-        for (int a = 0; a < 3; ++a)
-        {
-          d[a] = raw[a] - d[a];
-        }
-        box.MinimumImage(d);
-        for (int a = 0; a < 3; ++a)
-        {
-          xyz[3 * v + a] = xyz[3 * u + a] + d[a];
-        }
-        stack.push_back(v);
-      }
-    }
-  }
-  return xyz;
-}
-
-/// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
-/// over the points and one over the kept edges. In a periodic box the centroids and bounds are
-/// those of the cluster unwrapped around itself (UnwrappedPoints), the centroid then moved by
-/// whole periods into the box and the bounds with it.
+/// The table of clusters (output 1): sizes and first points from the cut, the geometry from one
+/// pass over the points (vtkEMSTClusterTable; in a periodic box each cluster unwrapped around
+/// itself along the kept edges), the longest edges from one over the kept edges.
 void FillClusterTable(vtkTable* table, vtkPolyData* points,
   const vtkEMSTEngineBridge::ClusterTree::Cut& cut, const vtkEMSTPeriodicBox::Box& box)
 {
-  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
-  auto id = Named<vtkIntArray>("ClusterId");
-  auto size = Named<vtkIdTypeArray>("Size");
-  auto centroid = Named<vtkDoubleArray>("Centroid", 3);
-  auto lo = Named<vtkDoubleArray>("BoundsMin", 3);
-  auto hi = Named<vtkDoubleArray>("BoundsMax", 3);
-  auto longest = Named<vtkDoubleArray>("LongestEdge");
-  auto first = Named<vtkIdTypeArray>("FirstPoint");
-  for (auto* array : std::vector<vtkDataArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    array->SetNumberOfTuples(clusters);
-  }
-  // Sums, bounds and longest edges accumulate in the table's own arrays.
-  double* sum = centroid->GetPointer(0);
-  double* min = lo->GetPointer(0);
-  double* max = hi->GetPointer(0);
-  double* edge = longest->GetPointer(0);
-  std::fill(sum, sum + 3 * clusters, 0.0);
-  std::fill(min, min + 3 * clusters, std::numeric_limits<double>::infinity());
-  std::fill(max, max + 3 * clusters, -std::numeric_limits<double>::infinity());
-  std::fill(edge, edge + clusters, 0.0);
   const int* label = cut.ClusterId->GetPointer(0);
-  const vtkIdType n = points->GetNumberOfPoints();
-  const std::vector<double> unwrapped =
-    box.IsPeriodic() ? UnwrappedPoints(points, cut, box) : std::vector<double>();
-  double p[3];
-  for (vtkIdType k = 0; k < n; ++k)
-  {
-    const int c = label[k];
-    if (c < 0)
-    {
-      continue;
-    }
-    if (box.IsPeriodic())
-    {
-      std::copy(&unwrapped[3 * k], &unwrapped[3 * k] + 3, p);
-    }
-    else
-    {
-      points->GetPoint(k, p);
-    }
-    for (int a = 0; a < 3; ++a)
-    {
-      sum[3 * c + a] += p[a];
-      min[3 * c + a] = std::min(min[3 * c + a], p[a]);
-      max[3 * c + a] = std::max(max[3 * c + a], p[a]);
-    }
-  }
+  vtkEMSTClusterTable::AddGeometry(table, points, label, cut.Sizes, cut.FirstPoint, box, cut.Lines);
+  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
+  auto longest = Named<vtkDoubleArray>("LongestEdge");
+  longest->SetNumberOfTuples(clusters);
+  double* edge = longest->GetPointer(0);
+  std::fill(edge, edge + clusters, 0.0);
   const vtkIdType kept = cut.Lines->GetNumberOfCells();
   vtkDataArray* ends = cut.Lines->GetConnectivityArray();
   for (vtkIdType e = 0; e < kept; ++e)
@@ -216,33 +104,11 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
       edge[c] = std::max(edge[c], cut.EdgeLength->GetValue(e));
     }
   }
-  for (vtkIdType c = 0; c < clusters; ++c)
-  {
-    const double count = static_cast<double>(cut.Sizes[c]);
-    id->SetValue(c, static_cast<int>(c));
-    size->SetValue(c, cut.Sizes[c]);
-    for (int a = 0; a < 3; ++a)
-    {
-      sum[3 * c + a] /= count; // the centroid
-    }
-    if (box.IsPeriodic())
-    {
-      double moved[3] = { sum[3 * c], sum[3 * c + 1], sum[3 * c + 2] };
-      box.Wrap(moved);
-      for (int a = 0; a < 3; ++a)
-      {
-        const double shift = moved[a] - sum[3 * c + a];
-        sum[3 * c + a] = moved[a];
-        min[3 * c + a] += shift;
-        max[3 * c + a] += shift;
-      }
-    }
-    first->SetValue(c, cut.FirstPoint[c]);
-  }
-  for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    table->AddColumn(array);
-  }
+  // LongestEdge stays where it was, before FirstPoint.
+  vtkSmartPointer<vtkAbstractArray> first = table->GetColumnByName("FirstPoint");
+  table->RemoveColumnByName("FirstPoint");
+  table->AddColumn(longest);
+  table->AddColumn(first);
 }
 
 /// The edge-length histogram (output 2), from the sorted lengths.
@@ -280,6 +146,14 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
   }
 }
 
+/// A number for a message, in full (%.17g reads back as the same double).
+std::string Text(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
 /// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points. In a periodic box
 /// V counts the period of each periodic axis instead of the points' extent there.
 double LinkingThreshold(vtkPolyData* input, double b, const vtkEMSTPeriodicBox::Box& box)
@@ -303,14 +177,19 @@ double LinkingThreshold(vtkPolyData* input, double b, const vtkEMSTPeriodicBox::
       hi[a] = std::max(hi[a], p[a]);
     }
   }
-  double volume = 1.0;
+  // V = mantissa * 2^exponent, the extents' mantissas and exponents multiplied apart, so that no
+  // range of coordinates overflows or underflows the volume (extents of 1e200 or 1e-200 in 3D).
+  double mantissa = 1.0;
+  int exponent = 0;
   int dimensions = 0;
   for (int a = 0; a < 3 && finite > 0; ++a)
   {
     const double extent = box.Size[a] > 0.0 ? box.Size[a] : hi[a] - lo[a];
     if (extent > 0.0)
     {
-      volume *= extent;
+      int e = 0;
+      mantissa *= std::frexp(extent, &e);
+      exponent += e;
       ++dimensions;
     }
   }
@@ -318,7 +197,12 @@ double LinkingThreshold(vtkPolyData* input, double b, const vtkEMSTPeriodicBox::
   {
     return 0.0; // one point, or all identical: every spacing is 0
   }
-  return b * std::pow(volume / static_cast<double>(finite), 1.0 / dimensions);
+  // (V / n)^(1/d) = (mantissa 2^r / n)^(1/d) 2^q with exponent = q d + r, 0 <= r < d.
+  const int q = static_cast<int>(std::floor(static_cast<double>(exponent) / dimensions));
+  const int r = exponent - q * dimensions;
+  return b *
+    std::ldexp(
+      std::pow(std::ldexp(mantissa, r) / static_cast<double>(finite), 1.0 / dimensions), q);
 }
 
 } // namespace
@@ -358,6 +242,7 @@ int vtkEMSTClusters::FillOutputPortInformation(int port, vtkInformation* info)
 int vtkEMSTClusters::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   vtkTable* table = vtkTable::GetData(outputVector, 1);
@@ -424,8 +309,8 @@ int vtkEMSTClusters::RequestData(
   }
   if (input->GetPoints() == nullptr) // an empty data set may have no vtkPoints at all
   {
-    MakeEmpty(
-      output, "none (no points)", messages, this->CutMode == THRESHOLD ? this->Threshold : 0.0);
+    MakeEmpty(output, "none (no points)", messages,
+      this->CutMode == THRESHOLD && this->Threshold >= 0.0 ? this->Threshold : 0.0);
     return 1;
   }
 
@@ -466,37 +351,98 @@ int vtkEMSTClusters::RequestData(
   }
   vtkEMSTEngineBridge::ClusterTree& tree = *cache.Tree;
   messages.insert(messages.end(), tree.Messages().begin(), tree.Messages().end());
-  if (this->GetAbortExecute())
+  messages.insert(messages.end(), tree.Notes().begin(), tree.Notes().end());
+  if (tree.NumberOfLeftOut() > 0)
+  {
+    messages.push_back(std::to_string(tree.NumberOfLeftOut()) +
+      " points are not in the tree (non-finite coordinates or ghosts): ClusterId -1, "
+      "ClusterSize 0, in no cluster (counted in NoisePoints)");
+  }
+  if (vtkEMSTAbort::Requested(this))
   {
     MakeEmpty(output, "none (cancelled)", { "cancelled" });
     return 1;
   }
   this->UpdateProgress(0.4);
 
+  // The properties as the cut uses them: a value outside its range is clamped or replaced, and
+  // ClusterMessages says so (a user who typed it must learn what was done instead).
+  const vtkIdType n = tree.NumberOfPoints();
   vtkIdType kept = 0;
   double threshold = this->Threshold;
   switch (this->CutMode)
   {
     case LINKING_LENGTH:
-      threshold = LinkingThreshold(input, this->LinkingLength, box);
+    {
+      double b = this->LinkingLength;
+      if (std::isnan(b))
+      {
+        b = 0.2;
+        messages.emplace_back("LinkingLength is NaN: ignored, the default b = 0.2 is used");
+      }
+      else if (b < 0.0)
+      {
+        messages.push_back("LinkingLength " + Text(b) + " is negative: b = 0 is used");
+        b = 0.0;
+      }
+      threshold = LinkingThreshold(input, b, box);
       kept = tree.EdgesAtMost(threshold);
       break;
+    }
     case NUMBER_OF_CLUSTERS:
-      kept = tree.EdgesForGroups(this->NumberOfClusters);
+    {
+      vtkIdType k = this->NumberOfClusters;
+      if (k < 1)
+      {
+        messages.push_back("NumberOfClusters " + std::to_string(k) + " is below 1: 1 is used");
+        k = 1;
+      }
+      else if (k > n && n > 0)
+      {
+        messages.push_back("NumberOfClusters " + std::to_string(k) + " exceeds the " +
+          std::to_string(n) + " points: every point is a group of its own");
+      }
+      kept = tree.EdgesForGroups(k);
       threshold = kept > 0 ? tree.SortedLength(kept - 1) : 0.0;
-      if (tree.NumberOfPoints() - kept > this->NumberOfClusters && tree.NumberOfPoints() > 0)
+      if (n - kept > k && n > 0)
       {
         messages.push_back("the input forest has more components than NumberOfClusters: " +
-          std::to_string(tree.NumberOfPoints() - kept) + " groups");
+          std::to_string(n - kept) + " groups");
       }
       break;
+    }
     default:
+      if (!(threshold >= 0.0)) // negative (the default: not set) or NaN
+      {
+        // The middle of the edge lengths, where ParaView's slider starts: what the user sees
+        // before choosing, and the same number (its domain's mid of the EdgeLength range).
+        const vtkIdType edges = tree.NumberOfEdges();
+        const double middle =
+          edges > 0 ? 0.5 * (tree.SortedLength(0) + tree.SortedLength(edges - 1)) : 0.0;
+        messages.push_back(
+          (std::isnan(threshold) ? std::string("Threshold is NaN: ignored")
+                                 : "Threshold " + Text(threshold) + " is negative: not set") +
+          "; the cut is at the middle of the edge lengths, " + Text(middle));
+        threshold = middle;
+      }
       kept = tree.EdgesAtMost(threshold);
       break;
   }
+  vtkIdType minimumSize = this->MinimumClusterSize;
+  if (minimumSize < 1)
+  {
+    messages.push_back(
+      "MinimumClusterSize " + std::to_string(minimumSize) + " is below 1: 1 is used");
+    minimumSize = 1;
+  }
+  else if (minimumSize > n && n > 0)
+  {
+    messages.push_back("MinimumClusterSize " + std::to_string(minimumSize) + " exceeds the " +
+      std::to_string(n) + " points: every point is noise");
+  }
 
   this->SetProgressText("Cutting the tree");
-  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, this->MinimumClusterSize);
+  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, minimumSize);
   this->SetProgressText(nullptr);
   if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
   {

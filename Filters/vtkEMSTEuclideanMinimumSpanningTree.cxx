@@ -2,17 +2,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 #include "vtkEMSTPeriodicBox.h"
+#include "vtkEMSTPointInput.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
-#include "vtkCompositeDataIterator.h"
-#include "vtkCompositeDataSet.h"
 #include "vtkDataObject.h"
-#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
@@ -21,14 +20,11 @@
 #include "vtkIntArray.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
-#include "vtkPointData.h"
-#include "vtkPointSet.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
 #include "vtkUnsignedCharArray.h"
-#include "vtkVersion.h"
 
 #include <algorithm>
 #include <string>
@@ -39,24 +35,6 @@ vtkCxxSetObjectMacro(vtkEMSTEuclideanMinimumSpanningTree, Controller, vtkMultiPr
 
 namespace
 {
-
-// Ghost bits that keep a point out of the tree: a copy of a point owned by another piece, or a
-// blanked point.
-constexpr unsigned char LeftOutGhostBits =
-  vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
-
-/// The vtkGhostType point array of a point set, when it has one value per point.
-vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
-{
-  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
-    points->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
-  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
-    ghosts->GetNumberOfTuples() != points->GetNumberOfPoints())
-  {
-    return nullptr;
-  }
-  return ghosts;
-}
 
 /// Field data that says what ran; present on every output, empty or not. backendId: the
 /// BackendType that ran (CUDA, CPU), AUTO when no engine ran.
@@ -119,6 +97,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::FillInputPortInformation(int, vtkInform
 int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   if (output == nullptr)
@@ -145,76 +124,22 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     std::copy(this->BoxSize, this->BoxSize + 3, box.Size);
     boxValid = vtkEMSTPeriodicBox::Validate(box, boxError);
   }
-  // The leaves: the input itself, or every non-empty point set of a composite input.
-  std::vector<vtkSmartPointer<vtkPointSet>> leaves;
-  if (auto* pointSet = vtkPointSet::SafeDownCast(input))
+  // The point sets of the input, all on process 0 when several processes hold pieces.
+  vtkEMSTPointInput::Points points = vtkEMSTPointInput::Collect(input, this->Controller, messages);
+  for (const std::string& message : messages)
   {
-    if (pointSet->GetPoints() != nullptr) // an empty data set may have no vtkPoints at all
-    {
-      leaves.emplace_back(pointSet);
-    }
+    vtkWarningMacro(<< message);
   }
-  else if (auto* composite = vtkCompositeDataSet::SafeDownCast(input))
+  if (points.Failed)
   {
-    vtkSmartPointer<vtkCompositeDataIterator> it;
-    it.TakeReference(composite->NewIterator());
-    vtkIdType skipped = 0;
-    for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem())
-    {
-      vtkDataObject* leaf = it->GetCurrentDataObject();
-      if (auto* leafPoints = vtkPointSet::SafeDownCast(leaf))
-      {
-        if (leafPoints->GetNumberOfPoints() > 0)
-        {
-          leaves.emplace_back(leafPoints);
-        }
-      }
-      else if (leaf != nullptr)
-      {
-        ++skipped;
-      }
-    }
-    if (skipped > 0)
-    {
-      const std::string note = std::to_string(skipped) +
-        " block(s) are not point sets (vtkPointSet) and were left out of the tree.";
-      vtkWarningMacro(<< note);
-      messages.push_back(note);
-    }
+    vtkErrorMacro("Gathering the points on process 0 failed.");
+    MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." }, boxAsked);
+    return 1;
   }
-
-  // Several processes: a tree per piece would not be the EMST of the data, so every process
-  // sends its points (and point arrays) to process 0, which computes the one exact tree.
-  vtkMultiProcessController* controller = this->Controller;
-  const bool gathered = controller != nullptr && controller->GetNumberOfProcesses() > 1;
-  if (gathered)
+  if (points.SentAway)
   {
-    auto local = vtkSmartPointer<vtkPolyData>::New();
-    if (!leaves.empty())
-    {
-      vtkEMSTGather::Append(leaves, local, false);
-    }
-    std::vector<vtkSmartPointer<vtkDataObject>> pieces;
-    if (!controller->Gather(local, pieces, 0))
-    {
-      vtkErrorMacro("Gathering the points on process 0 failed.");
-      MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." }, boxAsked);
-      return 1;
-    }
-    leaves.clear();
-    if (controller->GetLocalProcessId() != 0)
-    {
-      MakeEmpty(output, "none (points sent to process 0)", {}, boxAsked);
-      return 1;
-    }
-    for (const auto& piece : pieces)
-    {
-      auto* pointSet = vtkPointSet::SafeDownCast(piece);
-      if (pointSet != nullptr && pointSet->GetNumberOfPoints() > 0)
-      {
-        leaves.emplace_back(pointSet);
-      }
-    }
+    MakeEmpty(output, "none (points sent to process 0)", {}, boxAsked);
+    return 1;
   }
 
   if (!boxValid)
@@ -240,32 +165,15 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
 
   // Points and point arrays of the output: shared with a single input, appended otherwise.
-  if (leaves.empty())
+  if (points.Leaves.empty())
   {
     MakeEmpty(output, "none (no points)", messages, boxAsked);
     return 1;
   }
-  vtkEMSTGather::Append(leaves, output, false);
+  vtkEMSTGather::Append(points.Leaves, output, false);
 
-  vtkEMSTEngineBridge::Request request;
-  request.GhostMask = LeftOutGhostBits;
-  request.Backend = backend;
+  vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
   request.Box = box;
-  for (const auto& leaf : leaves)
-  {
-    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
-  }
-  request.Progress = [this](double fraction, const char* step)
-  {
-    this->SetProgressText(step);
-    this->UpdateProgress(fraction);
-#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
-    return !this->CheckAbort();
-#else
-    return !this->GetAbortExecute();
-#endif
-  };
-
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
@@ -289,6 +197,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     vtkWarningMacro(<< message);
     messages.push_back(message);
   }
+  messages.insert(messages.end(), tree.Notes.begin(), tree.Notes.end());
   if (tree.GhostPoints > 0)
   {
     messages.push_back(
@@ -310,7 +219,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
   AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
     tree.ComputeMilliseconds, tree.PointsInTree,
-    tree.InputPath + (gathered ? ", gathered from all processes" : ""), messages);
+    tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);
   return 1;
 }
 

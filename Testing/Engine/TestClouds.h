@@ -150,6 +150,11 @@ std::vector<Point> fccPoints(int cells);
 /// The points in a shuffled order (Rng(seed)).
 std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed);
 
+/// One random cloud of the engine's sweeps: its shape (uniform at several scales and offsets,
+/// clustered, or small integers: ties and duplicates), size (0 to `largest`, from a fixed list),
+/// dimension and scalar type all come from `seed`.
+Cloud randomCloud(std::uint64_t seed, std::size_t largest);
+
 /// `copies` copies of each point, in a shuffled order when rng is given.
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng);
 

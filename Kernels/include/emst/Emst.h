@@ -55,8 +55,16 @@ struct PointCloudView
 };
 
 /// One tree edge between input points i < j (indices into the input), with its Euclidean length
-/// computed in double precision from the input coordinates (in a periodic box: the
-/// minimum-image length, see computeEmst).
+/// computed in double precision from the input coordinates, scaled before squaring as hypot
+/// does: with d the coordinate differences (b - a, each rounded to double) and e = floor(log2(max
+/// |d|)), length = 2^e * sqrt((u0*u0 + u1*u1) + u2*u2) with u = d * 2^-e, every operation rounded
+/// to double (no FMA), the same bits on every backend. No square overflows or underflows, so the
+/// length has double precision (within about an ulp) for any finite input wherever it is a normal
+/// double; a length below DBL_MIN is rounded once more to a subnormal; a length above DBL_MAX
+/// (points more than 1.8e308 apart, at most 1.8e308 per axis) is +inf, with a message in
+/// Result::messages. Where the unscaled sqrt(dx*dx + dy*dy + dz*dz) neither overflows nor
+/// underflows it gives the same bits. In a periodic box d is the minimum-image difference of each
+/// axis (see computeEmst), scaled and summed alike.
 struct Edge
 {
   std::uint32_t i = 0;
@@ -124,12 +132,19 @@ struct PeriodicBox
   }
 };
 
+/// The most CPU threads Options::cpuThreads may ask for: far more than the hardware threads of any
+/// machine today, and far below the counts at which the OpenMP runtime fails (libgomp crashes
+/// creating 100000 threads).
+constexpr int kMaxCpuThreads = 4096;
+
 struct Options
 {
   Backend backend = Backend::Auto;
   PeriodicBox box; ///< periodic boundaries (none by default); see computeEmst
   ProgressCallback progress;
-  int cpuThreads = 0;            ///< CPU backend threads; 0 = the OpenMP default
+  /// CPU backend threads: 0 = the OpenMP default, else 1 to kMaxCpuThreads (others are
+  /// Error(InvalidInput), whatever the backend).
+  int cpuThreads = 0;
   int cudaDevice = 0;            ///< CUDA device ordinal
   bool keepDeviceMemory = false; ///< keep the GPU memory pool between calls (benchmarks)
 };
@@ -163,7 +178,9 @@ struct Result
   /// validPoints - 1 edges (none for fewer than two valid points), ordered totally by
   /// (length, i, j): the same list, bit for bit, on every backend.
   std::vector<Edge> edges;
-  double totalWeight = 0.0; ///< compensated sum of the lengths, in edge order
+  /// Compensated sum of the lengths, in edge order; +inf (never NaN) when an edge is +inf or the
+  /// sum exceeds DBL_MAX, with a message.
+  double totalWeight = 0.0;
   Stats stats;
   std::vector<std::string> messages; ///< warnings and notes (left-out points, CPU fallback, ...)
 };
@@ -173,10 +190,10 @@ struct Result
 /// Errors (emst::Error): InvalidInput for a null `data` with count > 0 (null with count 0 is an
 /// empty cloud), a dimension other than 2 or 3, a stride below the dimension, 2^32-1 points or
 /// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), a bad
-/// periodic box (PeriodicBox), or device memory given to the CPU backend; DeviceUnavailable when
-/// CUDA is asked for (Backend::Cuda or device memory) and cannot run; OutOfMemory, DeviceError,
-/// Cancelled as their names say. Backend::Auto turns OutOfMemory and DeviceError of the GPU into
-/// a run on the CPU, with a message.
+/// periodic box (PeriodicBox), device memory given to the CPU backend, or a cpuThreads outside 0
+/// to kMaxCpuThreads; DeviceUnavailable when CUDA is asked for (Backend::Cuda or device memory)
+/// and cannot run; OutOfMemory, DeviceError, Cancelled as their names say. Backend::Auto turns
+/// OutOfMemory and DeviceError of the GPU into a run on the CPU, with a message.
 ///
 /// "Exact" means: the edge set is the minimum spanning tree under the order below, whose key is
 /// the squared distance of the input coordinates in double precision: the EMST of the points
@@ -198,8 +215,9 @@ struct Result
 ///   d = min(|wa - wb|, L - |wa - wb|), every operation rounded to double,
 /// and d * s is squared and summed as above. The axes that are not periodic keep
 /// d = (double)a - (double)b. E is then the largest of the periods and of the extents hi - lo of
-/// the axes that are not periodic. Edge::length is sqrt((dx*dx + dy*dy) + dz*dz) of the same
-/// (unscaled) d, rounded to double: the periodic length, never above sqrt(sum of (L/2)^2). This
+/// the axes that are not periodic. Edge::length is the scaled length of Edge of the same
+/// (unscaled) d: the periodic length, never above sqrt(sum of (L/2)^2) on the periodic axes, never
+/// NaN, +inf only beyond DBL_MAX (possible only through an axis that is not periodic). This
 /// is the exact minimum spanning tree of the points on the torus, for any L (no assumption that L
 /// exceeds twice the longest edge). Points at the same place in the box (equal w on the periodic
 /// axes, equal coordinates elsewhere) are duplicates, joined by 0-length edges.
@@ -209,6 +227,11 @@ struct Result
 /// It does not depend on the backend, the thread count or the run.
 /// Throws emst::Error.
 Result computeEmst(const PointCloudView& points, const Options& options = {});
+
+/// The length of the segment between the points a and b (`dimension` = 2 or 3 doubles each),
+/// computed exactly as Edge::length is (scaled before squaring): for callers that need the length
+/// of an edge the engine did not compute (a tree read back without its lengths).
+double edgeLength(const double* a, const double* b, int dimension) noexcept;
 
 /// True when this build contains the CUDA backend.
 bool cudaBackendCompiled() noexcept;

@@ -2,36 +2,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The metric: what the search, FindMin2 and the output ask of distances, in one small value
-// type that the functors carry (template argument and member). Two exist: EuclideanMetric (below)
-// and PeriodicMetric (phases/PeriodicMetric.h, the minimum image in a periodic box). Boruvka.h
-// picks one per run; the phases never copy the search for a metric. What a metric provides:
+// type that the functors carry (template argument and member). Three exist: EuclideanMetric
+// (the EMST's), PeriodicMetric (phases/PeriodicMetric.h, the minimum image in a periodic box) and
+// MutualReachabilityMetric (HDBSCAN*'s, below). Boruvka.h picks one per run; the phases never
+// copy the search for a metric. What a metric provides:
 //   kDim, kBallInCellStops, Query, query(record, k), over(points): the same metric over other
 //   points (the input's for the duplicates and the output, the distinct points' for the search);
 //   (a) distance2(query, record, k): the float squared distance the search prunes with;
-//   (b) boxDistance2(query, node, slot): a float lower bound of (a) over a subtree's box, with
-//       the same rounded operations in the same order so that it never exceeds (a);
+//   (b) boxDistance2(query, node, index, slot): a float lower bound of (a) over a subtree's box,
+//       with the same rounded operations in the same order so that it never exceeds (a);
 //   (c) key(a, b): the exact double key of the contract (Emst.h), its total order with the ends;
-//   (d) length(a, b): the edge length in input units;
+//   (d) length(a, b): the edge length in input units (scaled, never NaN: Arithmetic.h);
 //   (e) kBallInCellStops and ballClearOfFaces(q, limit, tolerance): whether the bottom-up search
 //       may stop once the ball of its best lies inside the Morton cell searched so far, and any
 //       condition the metric adds to it (the periodic one: the ball does not reach a periodic
 //       face).
 // Tolerance must bound the float values (a), (b) against the keys (c) (Arithmetic.h: the
 // Euclidean argument; PeriodicMetric.h: the periodic one, with a wider eta).
-//
-// Planned: HDBSCAN*'s mutual reachability, as a metric that wraps a base metric (Euclidean or
-// periodic) and adds per-point core keys from a k-nearest-neighbour phase before the rounds
-// (exact doubles plus their floatAtLeast for the float side):
-//   (a) distance2: max(query's core, point k's core, base d2): Query carries the query's core, k
-//       indexes the cores.
-//   (b) boxDistance2: max(query's core, the least core under the child slot, base box distance2):
-//       the least cores per subtree climbed with the boxes (ClimbBoxes), read by node and slot.
-//   (c) key: max(coreKey[a], coreKey[b], base key): exact, so the total order and the ties are
-//       those of the mutual reachability graph.
-//   (d) length: sqrt of that key in input units (the dendrogram's heights).
-//   (e) the base's: every key is at least the base's one.
-// Tolerance keeps working: its float values bound its keys as the base's do (cores are rounded
-// up, maxima are monotone).
 #pragma once
 
 #include "base/Arithmetic.h"
@@ -101,12 +88,13 @@ struct EuclideanMetric
     return s;
   }
 
-  /// (b) Float squared distance from the query to the box of `node`'s child `slot`. The same
-  /// rounded operations in the same order as distance2, so it never exceeds distance2 to a point
-  /// inside the box (rounding is monotone): pruning a box whose distance exceeds the current best
-  /// is exact.
+  /// (b) Float squared distance from the query to the box of `node`'s child `slot` (`index`:
+  /// the node's index in the hierarchy, for metrics that keep more per node). The same rounded
+  /// operations in the same order as distance2, so it never exceeds distance2 to a point inside
+  /// the box (rounding is monotone): pruning a box whose distance exceeds the current best is
+  /// exact.
   EMST_HD EMST_FORCEINLINE float boxDistance2(
-    const Query& q, const TreeNode<Dim>& node, int slot) const
+    const Query& q, const TreeNode<Dim>& node, Index /*index*/, int slot) const
   {
     const float* const lo = node.lo[slot];
     const float* const hi = node.hi[slot];
@@ -137,16 +125,104 @@ struct EuclideanMetric
     return exactKey<Dim>(x, y, scale);
   }
 
-  /// (d) Euclidean length in input units, in double, terms added in axis order, no contraction.
+  /// (d) Euclidean length in input units, in double, scaled before squaring (scaledLength): no
+  /// overflow or underflow for any finite box; +inf only where the length exceeds DBL_MAX.
   EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
   {
-    double s = 0.0;
+    double d[Dim];
     for (int axis = 0; axis < Dim; ++axis)
     {
-      double const d = points.coordinate(a, axis) - points.coordinate(b, axis);
-      s = (axis == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
+      d[axis] = dsub(points.coordinate(a, axis), points.coordinate(b, axis));
     }
-    return sqrt(s);
+    return scaledLength<Dim>(d);
+  }
+};
+
+/// HDBSCAN*'s mutual reachability distance d_mr(a, b) = max(core(a), core(b), |a - b|), core(p)
+/// the distance from p to its k-th nearest point (phases/CoreDistances.h), over the same points
+/// as EuclideanMetric (distinct points in Morton order for the search, input points for the
+/// output) with per-point cores indexed alike. With every core 0 (k = 1) it is the Euclidean
+/// metric, key for key and length for length.
+///
+/// (c) The key max(coreKey[a], coreKey[b], exactKey(a, b)) is exact (each of the three is an
+/// exact key of the frame), so the total order (key, smaller input index, larger one) and its
+/// ties are those of the mutual reachability graph, the same on every backend.
+///
+/// The float side, and why Tolerance still holds (its relation, for a float f standing for an
+/// exact key K: lo(f) <= K <= hi(f), lo and hi non-decreasing, Arithmetic.h):
+///   (a) distance2 = max(coreBound[q], coreBound[k], d2), where coreBound = floatAtLeast(coreKey)
+///       and d2 the Euclidean float distance. Each term stands for its exact term: d2 by the
+///       Tolerance argument, and a core bound f = floatAtLeast(K) by K <= f <= hi(f) and
+///       K >= f (1 - 2^-23) >= lo(f). Since lo and hi are non-decreasing,
+///       max_i lo(f_i) = lo(max_i f_i) and max_i hi(f_i) = hi(max_i f_i), so the maximum of the
+///       floats stands for the maximum of the keys, with the same relation: every window, `sure`
+///       bound and keyAtMost built from it stays valid.
+///   (b) boxDistance2 = max(coreBound[q], least core bound under the child slot, Euclidean box
+///       distance): each term is at most its counterpart in (a) for every point inside the box,
+///       and max is monotone, so it never exceeds (a): pruning stays exact.
+///   (e) The early stop stays valid: every float distance is at least the Euclidean one, so a
+///       point outside the cell is beyond the limit in this metric too.
+/// Reference: Campello, Moulavi & Sander 2013 (HDBSCAN); McInnes & Healy 2017 (accelerated
+/// HDBSCAN*, the Boruvka tree under mutual reachability); docs/hdbscan.md cites them.
+template <class T, int Dim>
+struct MutualReachabilityMetric
+{
+  static constexpr int kDim = Dim;
+  static constexpr bool kBallInCellStops = true;
+
+  EuclideanMetric<T, Dim> euclidean;
+  const double* coreKeyOfPoint;  ///< exact squared core distance (frame units), by point
+  const float* coreBoundOfPoint; ///< floatAtLeast of it (search only; null for the output)
+  const float* leastCoreOfSlot;  ///< [2(L-1)] least core bound under each child (search only)
+
+  struct Query
+  {
+    const float* x;
+    float core;
+  };
+  EMST_HD EMST_FORCEINLINE Query query(const PointRecord& self, Index p) const
+  {
+    return Query{ self.x, coreBoundOfPoint[p] };
+  }
+
+  /// (e) The base's condition.
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(
+    const float* q, float limit, const Tolerance& tolerance) const
+  {
+    return euclidean.ballClearOfFaces(q, limit, tolerance);
+  }
+
+  /// (a) max(query's core bound, k's, Euclidean float squared distance).
+  EMST_HD EMST_FORCEINLINE float distance2(const Query& q, const PointRecord& r, Index k) const
+  {
+    float const d2 = euclidean.distance2(typename EuclideanMetric<T, Dim>::Query{ q.x }, r, k);
+    return fmaxOf(fmaxOf(q.core, coreBoundOfPoint[k]), d2);
+  }
+
+  /// (b) max(query's core bound, least core bound under the slot, Euclidean box distance).
+  EMST_HD EMST_FORCEINLINE float boxDistance2(
+    const Query& q, const TreeNode<Dim>& node, Index index, int slot) const
+  {
+    float const box =
+      euclidean.boxDistance2(typename EuclideanMetric<T, Dim>::Query{ q.x }, node, index, slot);
+    return fmaxOf(fmaxOf(q.core, leastCoreOfSlot[2 * index + slot]), box);
+  }
+
+  /// (c) The exact key.
+  EMST_HD EMST_FORCEINLINE double key(std::size_t a, std::size_t b) const
+  {
+    double const cores =
+      coreKeyOfPoint[a] > coreKeyOfPoint[b] ? coreKeyOfPoint[a] : coreKeyOfPoint[b];
+    double const d = euclidean.key(a, b);
+    return cores > d ? cores : d;
+  }
+
+  /// (d) The mutual reachability distance in input units, sqrt(key) / scale: the scale is a
+  /// power of two, so for k = 1 this is EuclideanMetric::length bit for bit (absent underflow of
+  /// the unscaled squares).
+  EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
+  {
+    return sqrt(this->key(a, b)) / euclidean.scale;
   }
 };
 

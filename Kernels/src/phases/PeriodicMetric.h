@@ -93,13 +93,14 @@ struct PeriodicMetric
     return s;
   }
 
-  /// (b) Float squared distance from the query to the box of `node`'s child `slot` or to its
-  /// image one period away, the nearer, per axis. Never above distance2 to a point x of the box:
-  /// for q < lo <= x <= hi, rounding is monotone, so fl(x - q) >= fl(lo - q) and
-  /// fl(P - fl(x - q)) >= fl(P - fl(hi - q)), hence image(x) >= min of those two, the term here
-  /// (q > hi likewise, q inside: 0); squares and the sums in the same order keep the order.
+  /// (b) Float squared distance from the query to the box of `node`'s child `slot` (`index`: the
+  /// node's index, unused here) or to its image one period away, the nearer, per axis. Never above
+  /// distance2 to a point x of the box: for q < lo <= x <= hi, rounding is monotone, so fl(x - q)
+  /// >= fl(lo - q) and fl(P - fl(x - q)) >= fl(P - fl(hi - q)), hence image(x) >= min of those two,
+  /// the term here (q > hi likewise, q inside: 0); squares and the sums in the same order keep the
+  /// order.
   EMST_HD EMST_FORCEINLINE float boxDistance2(
-    const Query& q, const TreeNode<Dim>& node, int slot) const
+    const Query& q, const TreeNode<Dim>& node, Index /*index*/, int slot) const
   {
     const float* const lo = node.lo[slot];
     const float* const hi = node.hi[slot];
@@ -182,19 +183,20 @@ struct PeriodicMetric
     return s;
   }
 
-  /// (d) The minimum-image length in input units, in double, terms added in axis order.
+  /// (d) The minimum-image length in input units: the per-axis differences above, scaled before
+  /// squaring (scaledLength), as the Euclidean length is: never NaN, +inf only beyond DBL_MAX
+  /// (a non-periodic axis may span any finite extent; a periodic difference is at most L / 2).
   EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
   {
     double x[3], y[3];
     points.load(a, x);
     points.load(b, y);
-    double s = 0.0;
+    double d[Dim];
     for (int axis = 0; axis < Dim; ++axis)
     {
-      double const d = this->difference(x[axis], y[axis], axis);
-      s = (axis == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
+      d[axis] = this->difference(x[axis], y[axis], axis);
     }
-    return sqrt(s);
+    return scaledLength<Dim>(d);
   }
 };
 
