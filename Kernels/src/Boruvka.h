@@ -30,7 +30,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace emst
@@ -220,18 +219,12 @@ private:
       this->finished();
       return;
     }
-    if constexpr (std::is_same<Metric, EuclideanMetric<T, Dim>>::value)
-    {
-      this->mutualReachability(
-        input, inputMetric, framed, distinct, edgePoints, result, k, *coreDistance);
-    }
-    else
-    {
-      throw Error(ErrorCode::InvalidInput, "HDBSCAN* in a periodic box is not available yet");
-    }
+    this->mutualReachability(
+      input, inputMetric, framed, distinct, edgePoints, result, k, *coreDistance);
   }
 
-  /// HDBSCAN*'s tree over the base metric of the run (runMetric's k > 0).
+  /// HDBSCAN*'s tree over the base metric of the run (runMetric's k > 0): the core distances
+  /// and the rounds' mutual reachability both measure with `Metric` (minimum image in a box).
   template <class T, class Metric>
   void mutualReachability(const InputPoints<T, Dim>& input, const Metric& inputMetric,
     FramedPoints<Exec, Dim>& framed, DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints,
@@ -242,7 +235,7 @@ private:
     std::size_t const m = distinct.size();
     // HDBSCAN*: the core distances (by distinct point) come from a search over the hierarchy,
     // so they are computed in the spanning tree's set-up, and handed on to the output here.
-    using Reach = MutualReachabilityMetric<T, Dim>;
+    using Reach = MutualReachabilityMetric<Metric>;
     CoreDistances<Exec> cores(this->X);
     Buf<float> leastCoreOfSlot(this->X, 0);
     if (m > 1)
@@ -256,7 +249,7 @@ private:
             this->X, base, distinct.multiplicityOfPoint.data(), k, stats.duplicatePoints > 0);
           leastCoreOfSlot = climbLeast(this->X, cells, hierarchy, cores.coreBoundOfPoint.data());
           return Reach{ base.metric, cores.coreKeyOfPoint.data(), cores.coreBoundOfPoint.data(),
-            leastCoreOfSlot.data() };
+            leastCoreOfSlot.data(), framed.frame.scale };
         });
     }
     else
@@ -281,7 +274,8 @@ private:
         anchorOfInput.size() ? anchorOfInput.data() : nullptr });
     cores.coreKeyOfPoint.reset();
     cores.anchorOfPoint.reset();
-    Reach const outputMetric{ inputMetric, coreKeyOfInput.data(), nullptr, nullptr };
+    Reach const outputMetric{ inputMetric, coreKeyOfInput.data(), nullptr, nullptr,
+      framed.frame.scale };
     if (copies > 0)
     {
       this->X.forEach(copies,

@@ -24,93 +24,6 @@ using emst::ScalarType;
 namespace
 {
 
-emst::PeriodicBox box(
-  double lx, double ly, double lz, double ox = 0.0, double oy = 0.0, double oz = 0.0)
-{
-  emst::PeriodicBox b;
-  b.size[0] = lx;
-  b.size[1] = ly;
-  b.size[2] = lz;
-  b.origin[0] = ox;
-  b.origin[1] = oy;
-  b.origin[2] = oz;
-  return b;
-}
-
-std::string boxText(const emst::PeriodicBox& b, int dim)
-{
-  std::string text = " in box";
-  for (int a = 0; a < dim; ++a)
-  {
-    char part[64];
-    std::snprintf(part, sizeof part, " %s[%g, +%g)",
-      a == 0     ? "x"
-        : a == 1 ? "y"
-                 : "z",
-      b.origin[a], b.size[a]);
-    text += b.size[a] > 0.0 ? part : (a == 0 ? " x open" : a == 1 ? " y open" : " z open");
-  }
-  return text;
-}
-
-Cloud inBox(const std::string& label, int dim, ScalarType type, const std::vector<Point>& points,
-  const emst::PeriodicBox& b)
-{
-  Cloud cloud = makeCloud(label + boxText(b, dim), dim, type, points);
-  cloud.box = b;
-  return cloud;
-}
-
-/// Uniform points inside the box; [0, 1) on the axes that are not periodic.
-std::vector<Point> uniformInBox(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b)
-{
-  std::vector<Point> points(n, Point{ 0.0, 0.0, 0.0 });
-  for (Point& p : points)
-  {
-    for (int a = 0; a < dim; ++a)
-    {
-      p[a] = b.size[a] > 0.0 ? b.origin[a] + b.size[a] * rng.uniform() : rng.uniform();
-    }
-  }
-  return points;
-}
-
-/// Gaussian blobs centred on the box's faces, edges and corners, wrapped into the box by hand
-/// (fmod), plus a uniform background: groups that only hold together across the faces.
-std::vector<Point> blobsOnFaces(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b)
-{
-  std::vector<Point> points = uniformInBox(rng, n / 5, dim, b);
-  while (points.size() < n)
-  {
-    Point centre{ 0.0, 0.0, 0.0 };
-    for (int a = 0; a < dim; ++a)
-    {
-      // Each coordinate of the centre on a face (0) or inside, at random.
-      centre[a] = rng.below(2) ? 0.0 : rng.uniform();
-    }
-    const double sigma = std::pow(10.0, rng.uniform(-3.0, -1.5));
-    const std::size_t count = std::min<std::size_t>(n - points.size(), 20 + rng.below(100));
-    for (std::size_t k = 0; k < count; ++k)
-    {
-      Point p{ 0.0, 0.0, 0.0 };
-      for (int a = 0; a < dim; ++a)
-      {
-        const double size = b.size[a] > 0.0 ? b.size[a] : 1.0;
-        double x = size * centre[a] + size * sigma * rng.normal();
-        if (b.size[a] > 0.0)
-        {
-          x = std::fmod(x, size);
-          x = x < 0.0 ? x + size : x;
-          x = x >= size ? 0.0 : x;
-        }
-        p[a] = b.origin[a] + x;
-      }
-      points.push_back(p);
-    }
-  }
-  return points;
-}
-
 /// The face-centred cubic lattice of a torus: integer points with an even coordinate sum in
 /// [0, 2 cells)^3 (the points on the far faces are images of the near ones).
 std::vector<Point> fccTorus(int cells)
@@ -168,13 +81,13 @@ INSTANTIATE_TEST_SUITE_P(Backends, Periodic, testing::ValuesIn(testedBackends())
 std::vector<std::pair<int, emst::PeriodicBox>> shapes()
 {
   return {
-    { 3, box(1, 1, 1) },
-    { 3, box(2, 1, 0.5, -1, 0, 3) },
-    { 3, box(1, 0, 0) },
-    { 3, box(0, 3, 0.25, 0, -7, 100) },
-    { 2, box(1, 1, 0) },
-    { 2, box(0, 0.5, 0, 0, 10, 0) },
-    { 2, box(4, 1, 0, -2, -0.5, 0) },
+    { 3, periodicBox(1, 1, 1) },
+    { 3, periodicBox(2, 1, 0.5, -1, 0, 3) },
+    { 3, periodicBox(1, 0, 0) },
+    { 3, periodicBox(0, 3, 0.25, 0, -7, 100) },
+    { 2, periodicBox(1, 1, 0) },
+    { 2, periodicBox(0, 0.5, 0, 0, 10, 0) },
+    { 2, periodicBox(4, 1, 0, -2, -0.5, 0) },
   };
 }
 
@@ -203,7 +116,7 @@ TEST_P(Periodic, SmallHandCase)
   // x periodic with L = 10, y open: points at x = 0.5, 3, 9. Around the face 0.5 and 9 are 1.5
   // apart (directly 8.5), 3 and 9 are 4 (directly 6): the tree is (0, 2) 1.5 and (0, 1) 2.5.
   const Cloud cloud = inBox("three points on a circle of length 10", 2, F64,
-    { Point{ 0.5, 0, 0 }, Point{ 3, 0, 0 }, Point{ 9, 0, 0 } }, box(10, 0, 0));
+    { Point{ 0.5, 0, 0 }, Point{ 3, 0, 0 }, Point{ 9, 0, 0 } }, periodicBox(10, 0, 0));
   const auto result = runEngine(cloud, this->options());
   ASSERT_TRUE(result);
   ASSERT_EQ(result->edges.size(), 2u);
@@ -275,11 +188,11 @@ TEST_P(Periodic, SmallThreePointsPerSide)
   {
     const double L = k;
     for (const Cloud& cloud : { inBox("lattice " + std::to_string(k) + "^3, shuffled", 3, F32,
-                                  permuted(latticePoints(k, k, k), 3 + k), box(L, L, L)),
+                                  permuted(latticePoints(k, k, k), 3 + k), periodicBox(L, L, L)),
            inBox("lattice " + std::to_string(k) + "^2, ordered", 2, F64, latticePoints(k, k, 0),
-             box(L, L, 0)),
+             periodicBox(L, L, 0)),
            inBox("lattice " + std::to_string(k) + "^3, offset -0.5, ordered", 3, F64,
-             latticePoints(k, k, k, 1.0, -0.5), box(L, L, L, -0.5, -0.5, -0.5)) })
+             latticePoints(k, k, k, 1.0, -0.5), periodicBox(L, L, L, -0.5, -0.5, -0.5)) })
     {
       const auto result = runEngine(cloud, this->options());
       ASSERT_TRUE(result);
@@ -295,12 +208,14 @@ TEST_P(Periodic, LatticesWithTiesAcrossFaces)
   // Spacing 1 in a box of k: all nearest distances 1, and as many ties across the faces as
   // inside; the contract's order (key, i, j) decides every one of them.
   const Cloud clouds[] = {
-    inBox("lattice 4^3, shuffled", 3, F64, permuted(latticePoints(4, 4, 4), 31), box(4, 4, 4)),
-    inBox("lattice 7x5x6, shuffled", 3, F32, permuted(latticePoints(7, 5, 6), 32), box(7, 5, 6)),
+    inBox(
+      "lattice 4^3, shuffled", 3, F64, permuted(latticePoints(4, 4, 4), 31), periodicBox(4, 4, 4)),
+    inBox("lattice 7x5x6, shuffled", 3, F32, permuted(latticePoints(7, 5, 6), 32),
+      periodicBox(7, 5, 6)),
     inBox("lattice 9x9, x periodic only, shuffled", 2, F32, permuted(latticePoints(9, 9, 0), 33),
-      box(9, 0, 0)),
-    inBox("lattice 20x15, ordered", 2, F64, latticePoints(20, 15, 0), box(20, 15, 0)),
-    inBox("lattice 12^3, ordered", 3, F32, latticePoints(12, 12, 12), box(12, 12, 12)),
+      periodicBox(9, 0, 0)),
+    inBox("lattice 20x15, ordered", 2, F64, latticePoints(20, 15, 0), periodicBox(20, 15, 0)),
+    inBox("lattice 12^3, ordered", 3, F32, latticePoints(12, 12, 12), periodicBox(12, 12, 12)),
   };
   for (const Cloud& cloud : clouds)
   {
@@ -312,9 +227,9 @@ TEST_P(Periodic, LatticesWithTiesAcrossFaces)
   // Spacing 0.1 (inexact in binary) in a box of 0.1 k: near-ties whose last bits the contract's
   // rounding decides, across the faces as well.
   EXPECT_TRUE(this->check(inBox("lattice 8^3 spacing 0.1 offset 5, shuffled", 3, F64,
-    permuted(latticePoints(8, 8, 8, 0.1, 5.0), 34), box(0.8, 0.8, 0.8, 5, 5, 5))));
+    permuted(latticePoints(8, 8, 8, 0.1, 5.0), 34), periodicBox(0.8, 0.8, 0.8, 5, 5, 5))));
   EXPECT_TRUE(this->check(inBox("lattice 10x10 spacing 0.3, ordered", 2, F32,
-    latticePoints(10, 10, 0, 0.3), box(3.0, 3.0, 0))));
+    latticePoints(10, 10, 0, 0.3), periodicBox(3.0, 3.0, 0))));
 }
 
 TEST_P(Periodic, FaceCentredCubicTorus)
@@ -322,8 +237,8 @@ TEST_P(Periodic, FaceCentredCubicTorus)
   // Nearest neighbours at sqrt(2) in 12 directions, many equilateral triangles, in a torus.
   const double sqrt2 = std::sqrt(2.0);
   for (const Cloud& cloud :
-    { inBox("FCC torus 2 cells, shuffled", 3, F64, permuted(fccTorus(2), 41), box(4, 4, 4)),
-      inBox("FCC torus 5 cells, ordered", 3, F32, fccTorus(5), box(10, 10, 10)) })
+    { inBox("FCC torus 2 cells, shuffled", 3, F64, permuted(fccTorus(2), 41), periodicBox(4, 4, 4)),
+      inBox("FCC torus 5 cells, ordered", 3, F32, fccTorus(5), periodicBox(10, 10, 10)) })
   {
     const auto result = runEngine(cloud, this->options());
     ASSERT_TRUE(result);
@@ -360,9 +275,9 @@ TEST_P(Periodic, PointsOutsideTheBoxAreWrapped)
     moved += outside[k][axis] < 0.0 || outside[k][axis] >= 1.0 ? 1 : 0;
   }
   ASSERT_GT(moved, 100u);
-  const Cloud reference = inBox("2^-20 grid in the box", 3, F64, inside, box(1, 1, 1));
+  const Cloud reference = inBox("2^-20 grid in the box", 3, F64, inside, periodicBox(1, 1, 1));
   const Cloud shifted =
-    inBox("the same, a third shifted by whole periods", 3, F64, outside, box(1, 1, 1));
+    inBox("the same, a third shifted by whole periods", 3, F64, outside, periodicBox(1, 1, 1));
   const auto want = runEngine(reference, this->options());
   const auto got = runEngine(shifted, this->options());
   ASSERT_TRUE(want && got);
@@ -378,13 +293,15 @@ TEST_P(Periodic, PointsOutsideTheBoxAreWrapped)
 
   // Shifts that are not exact (float32, origin -0.3, far outside): the contract's wrap decides the
   // last bits, and the reference follows it.
-  std::vector<Point> far = uniformInBox(rng, 500, 3, box(0.7, 1.3, 0.9, -0.3, -0.3, -0.3));
+  std::vector<Point> far = uniformInBox(rng, 500, 3, periodicBox(0.7, 1.3, 0.9, -0.3, -0.3, -0.3));
   for (std::size_t k = 0; k < far.size(); k += 2)
   {
     far[k][k % 3] += (k % 4 == 0 ? 1.0 : -1.0) * 0.7 * static_cast<double>(1 + rng.below(1000));
   }
-  EXPECT_TRUE(this->check(inBox("far outside", 3, F32, far, box(0.7, 0, 0, -0.3, -0.3, -0.3))));
-  EXPECT_TRUE(this->check(inBox("far outside", 3, F64, far, box(0.7, 1.3, 0.9, -0.3, -0.3, -0.3))));
+  EXPECT_TRUE(
+    this->check(inBox("far outside", 3, F32, far, periodicBox(0.7, 0, 0, -0.3, -0.3, -0.3))));
+  EXPECT_TRUE(
+    this->check(inBox("far outside", 3, F64, far, periodicBox(0.7, 1.3, 0.9, -0.3, -0.3, -0.3))));
 }
 
 TEST_P(Periodic, BoxSmallerThanTheCloud)
@@ -393,9 +310,9 @@ TEST_P(Periodic, BoxSmallerThanTheCloud)
   // to each other; and a box much smaller than the spacing of the points.
   Rng rng(61);
   EXPECT_TRUE(this->check(
-    inBox("uniform in [0,10)^2", 2, F64, uniformPoints(rng, 800, 2, 10.0), box(1, 1, 0))));
-  EXPECT_TRUE(this->check(
-    inBox("uniform in [0,1000)^3", 3, F32, uniformPoints(rng, 300, 3, 1000.0), box(1, 1, 1))));
+    inBox("uniform in [0,10)^2", 2, F64, uniformPoints(rng, 800, 2, 10.0), periodicBox(1, 1, 0))));
+  EXPECT_TRUE(this->check(inBox(
+    "uniform in [0,1000)^3", 3, F32, uniformPoints(rng, 300, 3, 1000.0), periodicBox(1, 1, 1))));
 }
 
 TEST_P(Periodic, SmallDuplicatesAcrossFaces)
@@ -405,7 +322,7 @@ TEST_P(Periodic, SmallDuplicatesAcrossFaces)
   const Cloud cloud = inBox("copies one and two periods away", 3, F64,
     { Point{ 0.25, 0.5, 0.75 }, Point{ 1.25, 0.5, 0.75 }, Point{ 0.5, 0.5, 0.5 },
       Point{ 0.25, -1.5, 0.75 }, Point{ 0.5, 0.5, 2.5 } },
-    box(1, 1, 1));
+    periodicBox(1, 1, 1));
   const auto result = runEngine(cloud, this->options());
   ASSERT_TRUE(result);
   checkAgainstReferences(cloud, *result, this->backend());
@@ -530,7 +447,7 @@ TEST_P(Periodic, TiledCloudAgrees)
         p[a] = static_cast<double>(rng.below(1u << 30)) * 0x1p-30;
       }
     }
-    const Cloud cloud = inBox("2^-30 grid", dim, F64, points, box(1, 1, dim == 3 ? 1 : 0));
+    const Cloud cloud = inBox("2^-30 grid", dim, F64, points, periodicBox(1, 1, dim == 3 ? 1 : 0));
     const int tiles = dim == 3 ? 27 : 9;
     std::vector<Point> tiled;
     for (int t = 0; t < tiles; ++t) // tile t is shifted by (t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1)
@@ -606,7 +523,8 @@ TEST_P(Periodic, SmallAxesThatAreNotPeriodic)
     const Cloud open = makeCloud("uniform", dim, F64, points);
     const auto want = runEngine(open, this->options());
     ASSERT_TRUE(want);
-    for (const emst::PeriodicBox& b : { box(0, 0, 0, 1, 2, 3), box(0, 0, dim == 2 ? 1 : 0) })
+    for (const emst::PeriodicBox& b :
+      { periodicBox(0, 0, 0, 1, 2, 3), periodicBox(0, 0, dim == 2 ? 1 : 0) })
     {
       emst::Options o = this->options();
       o.box = b;
@@ -616,7 +534,8 @@ TEST_P(Periodic, SmallAxesThatAreNotPeriodic)
     }
   }
   // A z axis given for a 2D cloud is not read, even when it would be invalid.
-  Cloud flat = inBox("uniform", 2, F32, uniformInBox(rng, 100, 2, box(1, 1, 0)), box(1, 1, -5));
+  Cloud flat = inBox(
+    "uniform", 2, F32, uniformInBox(rng, 100, 2, periodicBox(1, 1, 0)), periodicBox(1, 1, -5));
   EXPECT_EQ(this->errorOf(flat), "no error");
   EXPECT_TRUE(this->check(flat));
 }
@@ -630,11 +549,11 @@ TEST_P(Periodic, SmallInvalidBoxes)
     emst::PeriodicBox box;
     const char* message;
   } cases[] = {
-    { box(-1, 1, 1), "the size of axis x must be a finite number >= 0" },
-    { box(1, NaN, 1), "the size of axis y must be a finite number >= 0" },
-    { box(1, 1, Inf), "the size of axis z must be a finite number >= 0" },
-    { box(1, 1, 1, NaN), "the origin of axis x must be finite" },
-    { box(1, 1, 1, 0, 0, -Inf), "the origin of axis z must be finite" },
+    { periodicBox(-1, 1, 1), "the size of axis x must be a finite number >= 0" },
+    { periodicBox(1, NaN, 1), "the size of axis y must be a finite number >= 0" },
+    { periodicBox(1, 1, Inf), "the size of axis z must be a finite number >= 0" },
+    { periodicBox(1, 1, 1, NaN), "the origin of axis x must be finite" },
+    { periodicBox(1, 1, 1, 0, 0, -Inf), "the origin of axis z must be finite" },
   };
   for (const auto& c : cases)
   {
@@ -643,10 +562,12 @@ TEST_P(Periodic, SmallInvalidBoxes)
     EXPECT_NE(this->lastMessage.find(c.message), std::string::npos) << this->lastMessage;
   }
   // The origin of an axis that is not periodic is not read.
-  EXPECT_EQ(this->errorOf(inBox("uniform", 3, F64, points, box(1, 0, 1, 0, NaN, 0))), "no error");
+  EXPECT_EQ(
+    this->errorOf(inBox("uniform", 3, F64, points, periodicBox(1, 0, 1, 0, NaN, 0))), "no error");
   // Offsets from the origin that overflow double precision.
   const Cloud overflow = inBox("points at +-1e308", 2, F64,
-    { Point{ 1e308, 0, 0 }, Point{ 0, 0, 0 }, Point{ -1e308, 0, 0 } }, box(1, 1, 0, -1e308));
+    { Point{ 1e308, 0, 0 }, Point{ 0, 0, 0 }, Point{ -1e308, 0, 0 } },
+    periodicBox(1, 1, 0, -1e308));
   EXPECT_EQ(this->errorOf(overflow), "InvalidInput");
   EXPECT_NE(this->lastMessage.find("overflow"), std::string::npos) << this->lastMessage;
 }

@@ -158,4 +158,21 @@ Cloud randomCloud(std::uint64_t seed, std::size_t largest);
 /// `copies` copies of each point, in a shuffled order when rng is given.
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng);
 
+// ---- periodic boxes ---------------------------------------------------------------------------
+
+/// A box of sizes (lx, ly, lz) (0: that axis is not periodic) and origin (ox, oy, oz).
+emst::PeriodicBox periodicBox(
+  double lx, double ly, double lz, double ox = 0.0, double oy = 0.0, double oz = 0.0);
+
+/// makeCloud in a periodic box, the box described at the end of the label.
+Cloud inBox(const std::string& label, int dim, emst::ScalarType type,
+  const std::vector<Point>& points, const emst::PeriodicBox& b);
+
+/// Uniform points inside the box; [0, 1) on the axes that are not periodic.
+std::vector<Point> uniformInBox(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b);
+
+/// Gaussian blobs centred on the box's faces, edges and corners, wrapped into the box by hand
+/// (fmod), plus a uniform background: groups that only hold together across the faces.
+std::vector<Point> blobsOnFaces(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b);
+
 } // namespace emsttest
