@@ -113,17 +113,8 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   const bool boxAsked = this->PeriodicBoxMode != BOX_OFF;
   vtkEMSTPeriodicBox::Box box;
   std::string boxError;
-  bool boxValid = true;
-  if (this->PeriodicBoxMode == BOX_FROM_INPUT)
-  {
-    boxValid = vtkEMSTPeriodicBox::ReadFrom(input, box, boxError);
-  }
-  else if (this->PeriodicBoxMode == BOX_CUSTOM)
-  {
-    std::copy(this->BoxOrigin, this->BoxOrigin + 3, box.Origin);
-    std::copy(this->BoxSize, this->BoxSize + 3, box.Size);
-    boxValid = vtkEMSTPeriodicBox::Validate(box, boxError);
-  }
+  const bool boxValid = vtkEMSTPeriodicBox::FromProperties(
+    this->PeriodicBoxMode, input, this->BoxOrigin, this->BoxSize, box, boxError);
   // The point sets of the input, all on process 0 when several processes hold pieces.
   vtkEMSTPointInput::Points points = vtkEMSTPointInput::Collect(input, this->Controller, messages);
   for (const std::string& message : messages)
@@ -206,17 +197,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   output->SetLines(tree.Lines);
   output->GetCellData()->AddArray(tree.EdgeLength);
   output->GetCellData()->SetActiveScalars("EdgeLength");
-  if (boxAsked)
-  {
-    // Flagged, not split: the output stays n points and one line per edge (the tree that MST
-    // Clusters, the hierarchy and scripts read); CrossesBoundary marks the lines that span the box.
-    output->GetCellData()->AddArray(
-      vtkEMSTPeriodicBox::CrossesBoundary(output->GetPoints(), tree.Lines, box));
-  }
-  if (box.IsPeriodic())
-  {
-    vtkEMSTPeriodicBox::Write(box, output->GetFieldData());
-  }
+  vtkEMSTPeriodicBox::MarkTree(output, box, boxAsked);
   AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
     tree.ComputeMilliseconds, tree.PointsInTree,
     tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);

@@ -6,6 +6,7 @@
 
 #include "vtkCellArray.h"
 #include "vtkCellArrayIterator.h"
+#include "vtkCellData.h"
 #include "vtkCompositeDataIterator.h"
 #include "vtkCompositeDataSet.h"
 #include "vtkDataArray.h"
@@ -13,6 +14,7 @@
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
 #include "vtkPoints.h"
+#include "vtkPolyData.h"
 #include "vtkUnsignedCharArray.h"
 
 #include <cmath>
@@ -190,6 +192,26 @@ bool ReadFrom(vtkDataObject* data, Box& box, std::string& error)
   return false;
 }
 
+bool FromProperties(int mode, vtkDataObject* input, const double origin[3], const double size[3],
+  Box& box, std::string& error)
+{
+  box = Box();
+  if (mode == FromInput)
+  {
+    return ReadFrom(input, box, error);
+  }
+  if (mode == Custom)
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      box.Origin[a] = origin[a];
+      box.Size[a] = size[a];
+    }
+    return Validate(box, error);
+  }
+  return true;
+}
+
 void Write(const Box& box, vtkFieldData* fieldData)
 {
   auto size = vtkEMSTArrays::Named<vtkDoubleArray>(SizeName, 3);
@@ -231,6 +253,20 @@ vtkSmartPointer<vtkUnsignedCharArray> CrossesBoundary(
     crosses->SetValue(c, flag);
   }
   return crosses;
+}
+
+void MarkTree(vtkPolyData* output, const Box& box, bool asked)
+{
+  if (asked)
+  {
+    // Flagged, not split: the output stays n points and one line per edge (the tree that MST
+    // Clusters, the hierarchy and scripts read); CrossesBoundary marks the lines that span the box.
+    output->GetCellData()->AddArray(CrossesBoundary(output->GetPoints(), output->GetLines(), box));
+  }
+  if (box.IsPeriodic())
+  {
+    Write(box, output->GetFieldData());
+  }
 }
 
 }

@@ -17,6 +17,7 @@ class vtkCellArray;
 class vtkDataObject;
 class vtkFieldData;
 class vtkPoints;
+class vtkPolyData;
 class vtkUnsignedCharArray;
 
 namespace vtkEMSTPeriodicBox
@@ -63,6 +64,20 @@ bool Read(vtkFieldData* fieldData, Box& box, std::string& error);
 /// that has BoxSize. False with `error` as Read.
 bool ReadFrom(vtkDataObject* data, Box& box, std::string& error);
 
+/// Values of a filter's PeriodicBoxMode property (the ParaView XML enumeration): no box, the
+/// input's field data (ReadFrom), or the filter's BoxOrigin and BoxSize (Validate).
+enum Mode
+{
+  Off = 0,
+  FromInput = 1,
+  Custom = 2
+};
+
+/// The box a filter's Periodic Box properties ask for (none for Off). False, with the reason in
+/// `error`, when FromInput finds no valid box or Custom's is invalid.
+bool FromProperties(int mode, vtkDataObject* input, const double origin[3], const double size[3],
+  Box& box, std::string& error);
+
 /// Writes the box as BoxSize and BoxOrigin (1 tuple of 3 components each), replacing any there.
 void Write(const Box& box, vtkFieldData* fieldData);
 
@@ -72,6 +87,11 @@ void Write(const Box& box, vtkFieldData* fieldData);
 /// box and in through the opposite one; else 0.
 vtkSmartPointer<vtkUnsignedCharArray> CrossesBoundary(
   vtkPoints* points, vtkCellArray* lines, const Box& box);
+
+/// What a tree's output carries of its box: the cell array CrossesBoundary of its lines when a
+/// box was asked for (all 0 without a periodic axis), and the field data BoxSize and BoxOrigin
+/// when the box has a periodic axis.
+void MarkTree(vtkPolyData* output, const Box& box, bool asked);
 
 }
 
