@@ -4,6 +4,8 @@
 
 #include "vtkEMSTArrays.h"
 
+#include "vtkCellArray.h"
+#include "vtkDataArray.h"
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
@@ -16,8 +18,103 @@
 namespace vtkEMSTClusterTable
 {
 
+namespace
+{
+
+/// Each clustered point's coordinates unwrapped around its cluster (see AddGeometry); noise
+/// points keep theirs. 3 values per point.
+std::vector<double> UnwrappedPoints(vtkPointSet* points, const int* label,
+  const std::vector<vtkIdType>& firstPoint, const vtkEMSTPeriodicBox::Box& box, vtkCellArray* lines)
+{
+  const vtkIdType n = points->GetNumberOfPoints();
+  std::vector<double> xyz(static_cast<std::size_t>(3 * n));
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    points->GetPoint(k, &xyz[3 * k]);
+  }
+  // The edges inside clusters as adjacency lists (CSR).
+  const vtkIdType cells = lines ? lines->GetNumberOfCells() : 0;
+  vtkDataArray* ends = lines ? lines->GetConnectivityArray() : nullptr;
+  std::vector<std::pair<vtkIdType, vtkIdType>> inside;
+  for (vtkIdType e = 0; ends != nullptr && e < cells && 2 * e + 1 < ends->GetNumberOfTuples(); ++e)
+  {
+    const vtkIdType a = static_cast<vtkIdType>(ends->GetComponent(2 * e, 0));
+    const vtkIdType b = static_cast<vtkIdType>(ends->GetComponent(2 * e + 1, 0));
+    if (a >= 0 && a < n && b >= 0 && b < n && label[a] >= 0 && label[a] == label[b])
+    {
+      inside.emplace_back(a, b);
+    }
+  }
+  std::vector<vtkIdType> first(static_cast<std::size_t>(n + 1), 0);
+  for (const auto& edge : inside)
+  {
+    ++first[edge.first + 1];
+    ++first[edge.second + 1];
+  }
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    first[k + 1] += first[k];
+  }
+  std::vector<vtkIdType> next(first.begin(), first.end() - 1);
+  std::vector<vtkIdType> neighbour(2 * inside.size());
+  for (const auto& edge : inside)
+  {
+    neighbour[next[edge.first]++] = edge.second;
+    neighbour[next[edge.second]++] = edge.first;
+  }
+  std::vector<char> seen(static_cast<std::size_t>(n), 0);
+  std::vector<vtkIdType> stack;
+  double raw[3], d[3];
+  auto stepFrom = [&](vtkIdType u, vtkIdType v)
+  {
+    points->GetPoint(v, raw);
+    points->GetPoint(u, d);
+    for (int a = 0; a < 3; ++a)
+    {
+      d[a] = raw[a] - d[a];
+    }
+    box.MinimumImage(d);
+    for (int a = 0; a < 3; ++a)
+    {
+      xyz[3 * v + a] = xyz[3 * u + a] + d[a];
+    }
+  };
+  for (const vtkIdType start : firstPoint)
+  {
+    box.Wrap(&xyz[3 * start]);
+    seen[start] = 1;
+    stack.assign(1, start);
+    while (!stack.empty())
+    {
+      const vtkIdType u = stack.back();
+      stack.pop_back();
+      for (vtkIdType k = first[u]; k < first[u + 1]; ++k)
+      {
+        const vtkIdType v = neighbour[k];
+        if (!seen[v])
+        {
+          seen[v] = 1;
+          stepFrom(u, v);
+          stack.push_back(v);
+        }
+      }
+    }
+  }
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    if (!seen[k] && label[k] >= 0)
+    {
+      stepFrom(firstPoint[static_cast<std::size_t>(label[k])], k);
+    }
+  }
+  return xyz;
+}
+
+}
+
 void AddGeometry(vtkTable* table, vtkPointSet* points, const int* label,
-  const std::vector<vtkIdType>& sizes, const std::vector<vtkIdType>& firstPoint)
+  const std::vector<vtkIdType>& sizes, const std::vector<vtkIdType>& firstPoint,
+  const vtkEMSTPeriodicBox::Box& box, vtkCellArray* lines)
 {
   using vtkEMSTArrays::Named;
   const vtkIdType clusters = static_cast<vtkIdType>(sizes.size());
@@ -39,6 +136,9 @@ void AddGeometry(vtkTable* table, vtkPointSet* points, const int* label,
   std::fill(min, min + 3 * clusters, std::numeric_limits<double>::infinity());
   std::fill(max, max + 3 * clusters, -std::numeric_limits<double>::infinity());
   const vtkIdType n = points->GetNumberOfPoints();
+  const bool periodic = box.IsPeriodic();
+  const std::vector<double> unwrapped =
+    periodic ? UnwrappedPoints(points, label, firstPoint, box, lines) : std::vector<double>();
   double p[3];
   for (vtkIdType k = 0; k < n; ++k)
   {
@@ -47,7 +147,14 @@ void AddGeometry(vtkTable* table, vtkPointSet* points, const int* label,
     {
       continue;
     }
-    points->GetPoint(k, p);
+    if (periodic)
+    {
+      std::copy(&unwrapped[3 * k], &unwrapped[3 * k] + 3, p);
+    }
+    else
+    {
+      points->GetPoint(k, p);
+    }
     for (int a = 0; a < 3; ++a)
     {
       sum[3 * c + a] += p[a];
@@ -63,6 +170,18 @@ void AddGeometry(vtkTable* table, vtkPointSet* points, const int* label,
     for (int a = 0; a < 3; ++a)
     {
       sum[3 * c + a] /= count; // the centroid
+    }
+    if (periodic)
+    {
+      double moved[3] = { sum[3 * c], sum[3 * c + 1], sum[3 * c + 2] };
+      box.Wrap(moved);
+      for (int a = 0; a < 3; ++a)
+      {
+        const double shift = moved[a] - sum[3 * c + a];
+        sum[3 * c + a] = moved[a];
+        min[3 * c + a] += shift;
+        max[3 * c + a] += shift;
+      }
     }
     first->SetValue(c, firstPoint[c]);
   }

@@ -7,6 +7,7 @@
 #include "vtkEMSTClusterTable.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPeriodicBox.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -81,12 +82,13 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
 }
 
 /// The table of clusters (output 1): sizes and first points from the cut, the geometry from one
-/// pass over the points (vtkEMSTClusterTable), the longest edges from one over the kept edges.
-void FillClusterTable(
-  vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+/// pass over the points (vtkEMSTClusterTable; in a periodic box each cluster unwrapped around
+/// itself along the kept edges), the longest edges from one over the kept edges.
+void FillClusterTable(vtkTable* table, vtkPolyData* points,
+  const vtkEMSTEngineBridge::ClusterTree::Cut& cut, const vtkEMSTPeriodicBox::Box& box)
 {
   const int* label = cut.ClusterId->GetPointer(0);
-  vtkEMSTClusterTable::AddGeometry(table, points, label, cut.Sizes, cut.FirstPoint);
+  vtkEMSTClusterTable::AddGeometry(table, points, label, cut.Sizes, cut.FirstPoint, box, cut.Lines);
   const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
   auto longest = Named<vtkDoubleArray>("LongestEdge");
   longest->SetNumberOfTuples(clusters);
@@ -152,8 +154,9 @@ std::string Text(double value)
   return text;
 }
 
-/// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points.
-double LinkingThreshold(vtkPolyData* input, double b)
+/// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points. In a periodic box
+/// V counts the period of each periodic axis instead of the points' extent there.
+double LinkingThreshold(vtkPolyData* input, double b, const vtkEMSTPeriodicBox::Box& box)
 {
   const vtkIdType n = input->GetNumberOfPoints();
   double lo[3] = { VTK_DOUBLE_MAX, VTK_DOUBLE_MAX, VTK_DOUBLE_MAX };
@@ -181,10 +184,11 @@ double LinkingThreshold(vtkPolyData* input, double b)
   int dimensions = 0;
   for (int a = 0; a < 3 && finite > 0; ++a)
   {
-    if (hi[a] > lo[a])
+    const double extent = box.Size[a] > 0.0 ? box.Size[a] : hi[a] - lo[a];
+    if (extent > 0.0)
     {
       int e = 0;
-      mantissa *= std::frexp(hi[a] - lo[a], &e);
+      mantissa *= std::frexp(extent, &e);
       exponent += e;
       ++dimensions;
     }
@@ -274,6 +278,21 @@ int vtkEMSTClusters::RequestData(
     }
   }
 
+  // The periodic box of the tree (the tree filter's field data BoxSize, BoxOrigin), if any.
+  vtkEMSTPeriodicBox::Box box;
+  if (local->GetFieldData()->GetArray(vtkEMSTPeriodicBox::SizeName) != nullptr)
+  {
+    std::string boxError;
+    if (!vtkEMSTPeriodicBox::Read(local->GetFieldData(), box, boxError))
+    {
+      const std::string error = "Periodic box of the input: " + boxError + ".";
+      vtkErrorMacro(<< error);
+      messages.push_back("error: " + error);
+      MakeEmpty(output, "none (error)", messages);
+      return 1;
+    }
+  }
+
   // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
   bool gathered = false;
@@ -310,7 +329,7 @@ int vtkEMSTClusters::RequestData(
     cache.Tree.reset();
     vtkEMSTEngineBridge::Status status;
     this->SetProgressText("Handing the tree to the engine");
-    cache.Tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, backend, status);
+    cache.Tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, backend, box, status);
     this->SetProgressText(nullptr);
     if (cache.Tree == nullptr)
     {
@@ -366,7 +385,7 @@ int vtkEMSTClusters::RequestData(
         messages.push_back("LinkingLength " + Text(b) + " is negative: b = 0 is used");
         b = 0.0;
       }
-      threshold = LinkingThreshold(input, b);
+      threshold = LinkingThreshold(input, b, box);
       kept = tree.EdgesAtMost(threshold);
       break;
     }
@@ -445,8 +464,14 @@ int vtkEMSTClusters::RequestData(
   output->GetCellData()->AddArray(cut.EdgeLength);
   AddFieldData(output, threshold, static_cast<vtkIdType>(cut.Sizes.size()), cut.NoisePoints,
     tree.BackendDescription(), cut.Milliseconds, messages);
+  if (box.IsPeriodic())
+  {
+    output->GetCellData()->AddArray(
+      vtkEMSTPeriodicBox::CrossesBoundary(output->GetPoints(), cut.Lines, box));
+    vtkEMSTPeriodicBox::Write(box, output->GetFieldData());
+  }
 
-  FillClusterTable(table, output, cut);
+  FillClusterTable(table, output, cut, box);
   FillHistogram(histogram, tree, this->HistogramBins);
   this->UpdateProgress(1.0);
   return 1;

@@ -17,7 +17,8 @@
  *   middle of the tree's edge lengths, (shortest + longest) / 2, where ParaView's slider starts;
  * - LINKING_LENGTH: `LinkingLength` (b) times the mean inter-particle spacing (V / n)^(1/d), as
  *   halo finders define it: V the volume of the bounding box of the points in the d dimensions
- *   where it has extent, n the number of points with finite coordinates;
+ *   where it has extent (on the periodic axes of a periodic tree: the box's period), n the number
+ *   of points with finite coordinates;
  * - NUMBER_OF_CLUSTERS: the `NumberOfClusters` - 1 longest edges are cut (in the order (length,
  *   i, j)), which gives exactly that many groups for a spanning tree.
  * Groups of fewer than `MinimumClusterSize` points are noise. A property outside its range is
@@ -38,6 +39,13 @@
  * Output 1 (vtkTable): one row per cluster, in id order: `ClusterId`, `Size`, `Centroid`,
  * `BoundsMin`, `BoundsMax` (3 components each), `LongestEdge` (longest kept edge inside the
  * cluster; 0 for a single point), `FirstPoint` (smallest point id).
+ *
+ * Periodic trees: an input with field data `BoxSize` (and `BoxOrigin`), as the tree filter writes
+ * for a tree in a periodic box, is cut in that box: the linking length's V uses the box, the
+ * table's centroids and bounds are those of each cluster unwrapped around itself along its kept
+ * edges (a halo across a face is one piece; the centroid is then moved by whole periods into the
+ * box and the bounds with it, so they may reach past the faces), and output 0 gets the cell array
+ * `CrossesBoundary` for its kept edges and the box's field data.
  *
  * Output 2 (vtkTable): the distribution of the tree's edge lengths, to choose the cut:
  * `HistogramBins` equal bins over [0, longest edge], columns `EdgeLength` (bin centre),

@@ -443,6 +443,10 @@ void RunTree(
         throw cancelled();
       }
       PrepareCloud(request, cloud, result);
+      if (request.Box.IsPeriodic())
+      {
+        result.InputPath += ", periodic box " + request.Box.Describe();
+      }
 
       if (cloud.View.count == 0)
       {
@@ -459,6 +463,11 @@ void RunTree(
       }
       emst::Options options;
       options.backend = ToEngineBackend(choice.Backend);
+      for (int a = 0; a < 3; ++a)
+      {
+        options.box.origin[a] = request.Box.Origin[a];
+        options.box.size[a] = request.Box.Size[a];
+      }
       options.progress = [&report](double fraction, const char* step)
       { return report(GatherShare + EngineShare * fraction, step); };
       const emst::Result& tree = engine(cloud.View, options);
@@ -717,7 +726,8 @@ std::vector<vtkIdType> TreeLeaves(vtkPolyData* tree)
 }
 
 /// The edges of the line cells of `tree`; see ClusterTree::Create.
-std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
+std::vector<emst::Edge> ReadEdges(
+  vtkPolyData* tree, vtkDataArray* lengths, const vtkEMSTPeriodicBox::Box& box)
 {
   vtkCellArray* lines = tree->GetLines();
   const vtkIdType cells = lines ? lines->GetNumberOfCells() : 0;
@@ -726,12 +736,19 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
     lengths->GetNumberOfTuples() >= firstLine + cells &&
     lines->GetNumberOfConnectivityIds() == 2 * cells;
   vtkPoints* points = tree->GetPoints();
-  auto distance = [points](vtkIdType a, vtkIdType b)
+  auto distance = [points, &box](vtkIdType a, vtkIdType b)
   {
     double p[3], q[3];
     points->GetPoint(a, p);
     points->GetPoint(b, q);
-    return emst::edgeLength(p, q, 3); // the engine's formula: no overflow, no underflow
+    // The engine's formula (no overflow, no underflow) on the minimum-image differences: both
+    // points wrapped into the box first, so that a periodic difference is at most one period.
+    box.Wrap(p);
+    box.Wrap(q);
+    double d[3] = { p[0] - q[0], p[1] - q[1], p[2] - q[2] };
+    box.MinimumImage(d);
+    const double origin[3] = { 0.0, 0.0, 0.0 };
+    return emst::edgeLength(d, origin, 3);
   };
   const vtkIdType n = tree->GetNumberOfPoints();
   std::vector<emst::Edge> edges;
@@ -762,8 +779,8 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
 
 } // namespace
 
-std::unique_ptr<ClusterTree> ClusterTree::Create(
-  vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status)
+std::unique_ptr<ClusterTree> ClusterTree::Create(vtkPolyData* tree, vtkDataArray* lengths,
+  int backend, const vtkEMSTPeriodicBox::Box& box, Status& status)
 {
   std::unique_ptr<ClusterTree> result(new ClusterTree);
   status = Guarded(
@@ -774,7 +791,7 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
       data.Points = n;
       data.PointOfLeaf = TreeLeaves(tree);
       data.Leaves = data.PointOfLeaf.empty() ? n : static_cast<vtkIdType>(data.PointOfLeaf.size());
-      std::vector<emst::Edge> edges = ReadEdges(tree, lengths);
+      std::vector<emst::Edge> edges = ReadEdges(tree, lengths, box);
       if (!data.PointOfLeaf.empty())
       {
         // Edges in leaf numbers: an increasing map, so the order (length, i, j) is kept.

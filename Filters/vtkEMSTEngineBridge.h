@@ -7,6 +7,7 @@
 #ifndef vtkEMSTEngineBridge_h
 #define vtkEMSTEngineBridge_h
 
+#include "vtkEMSTPeriodicBox.h"
 #include "vtkSmartPointer.h"
 #include "vtkType.h"
 
@@ -65,6 +66,8 @@ struct Request
   /// vtkEMSTEuclideanMinimumSpanningTree::BackendType (0 auto, 1 CUDA, 2 CPU), already resolved
   /// against EMST_BACKEND by the caller.
   int Backend = 0;
+  /// The periodic box of the tree (none by default): minimum-image distances and lengths.
+  vtkEMSTPeriodicBox::Box Box;
   /// Fraction done (0..1) and the step about to run; returning false cancels.
   std::function<bool(double, const char*)> Progress;
 };
@@ -159,15 +162,16 @@ class ClusterTree
 public:
   /// Reads the line cells of `tree` (a polyline of m points gives m - 1 edges) with their lengths:
   /// from `lengths`, a one-component cell array, when given and every line has two points (line k
-  /// is cell NumberOfVerts + k); else computed from the points in double. backend: 0 auto
-  /// (the GPU when usable), 1 CUDA, 2 CPU. Returns null with `status` set on failure.
+  /// is cell NumberOfVerts + k); else computed from the points in double (minimum-image lengths
+  /// in a periodic `box`). backend: 0 auto (the GPU when usable), 1 CUDA, 2 CPU. Returns null with
+  /// `status` set on failure.
   ///
   /// The leaves, the points the cuts and the hierarchy are about, are the points in the tree as
   /// the tree filter decides (finite coordinates, no DUPLICATEPOINT or HIDDENPOINT ghost bit),
   /// and any point a line touches; the others are left out: ClusterId -1 and ClusterSize 0 in a
   /// cut, and no leaf of the hierarchy.
-  static std::unique_ptr<ClusterTree> Create(
-    vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status);
+  static std::unique_ptr<ClusterTree> Create(vtkPolyData* tree, vtkDataArray* lengths, int backend,
+    const vtkEMSTPeriodicBox::Box& box, Status& status);
   ~ClusterTree();
 
   /// The leaves (points in the tree); and the input points left out of it.

@@ -6,6 +6,7 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPeriodicBox.h"
 #include "vtkEMSTPointInput.h"
 
 #include "vtkCellArray.h"
@@ -23,7 +24,9 @@
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
+#include "vtkUnsignedCharArray.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -49,14 +52,19 @@ void AddFieldData(vtkPolyData* output, double totalLength, const std::string& ba
   vtkEMSTArrays::AddStrings(fd, "EMSTMessages", messages);
 }
 
-/// An output with no points and no lines, but with the arrays a downstream user looks for.
-void MakeEmpty(
-  vtkPolyData* output, const std::string& backend, const std::vector<std::string>& messages)
+/// An output with no points and no lines, but with the arrays a downstream user looks for
+/// (CrossesBoundary too when a periodic box was asked for).
+void MakeEmpty(vtkPolyData* output, const std::string& backend,
+  const std::vector<std::string>& messages, bool periodic = false)
 {
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
   output->SetLines(vtkSmartPointer<vtkCellArray>::New());
   output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
+  if (periodic)
+  {
+    output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkUnsignedCharArray>("CrossesBoundary"));
+  }
   AddFieldData(
     output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "", messages);
 }
@@ -99,6 +107,14 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
   std::vector<std::string> messages;
 
+  // The periodic box: the input's field data or the properties. Checked on the process that
+  // computes the tree (process 0 under MPI: its input's box is the one used), after the gather,
+  // which every process must join.
+  const bool boxAsked = this->PeriodicBoxMode != BOX_OFF;
+  vtkEMSTPeriodicBox::Box box;
+  std::string boxError;
+  const bool boxValid = vtkEMSTPeriodicBox::FromProperties(
+    this->PeriodicBoxMode, input, this->BoxOrigin, this->BoxSize, box, boxError);
   // The point sets of the input, all on process 0 when several processes hold pieces.
   vtkEMSTPointInput::Points points = vtkEMSTPointInput::Collect(input, this->Controller, messages);
   for (const std::string& message : messages)
@@ -108,13 +124,27 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   if (points.Failed)
   {
     vtkErrorMacro("Gathering the points on process 0 failed.");
-    MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
+    MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." }, boxAsked);
     return 1;
   }
   if (points.SentAway)
   {
-    MakeEmpty(output, "none (points sent to process 0)", {});
+    MakeEmpty(output, "none (points sent to process 0)", {}, boxAsked);
     return 1;
+  }
+
+  if (!boxValid)
+  {
+    const std::string error = "Periodic box: " + boxError + ".";
+    vtkErrorMacro(<< error);
+    messages.push_back("error: " + error);
+    MakeEmpty(output, "none (error)", messages, true);
+    return 1;
+  }
+  if (boxAsked && !box.IsPeriodic())
+  {
+    messages.emplace_back("the periodic box has no periodic axis (every size is 0): the tree is "
+                          "the ordinary one");
   }
 
   std::string envWarning;
@@ -128,12 +158,13 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   // Points and point arrays of the output: shared with a single input, appended otherwise.
   if (points.Leaves.empty())
   {
-    MakeEmpty(output, "none (no points)", messages);
+    MakeEmpty(output, "none (no points)", messages, boxAsked);
     return 1;
   }
   vtkEMSTGather::Append(points.Leaves, output, false);
 
   vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
+  request.Box = box;
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
@@ -141,14 +172,14 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   {
     vtkErrorMacro(<< tree.Outcome.ErrorMessage);
     messages.push_back("error: " + tree.Outcome.ErrorMessage);
-    MakeEmpty(output, "none (error)", messages);
+    MakeEmpty(output, "none (error)", messages, boxAsked);
     return 1;
   }
   if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled)
   {
     vtkWarningMacro("Cancelled: the output is empty.");
     messages.emplace_back("cancelled");
-    MakeEmpty(output, "none (cancelled)", messages);
+    MakeEmpty(output, "none (cancelled)", messages, boxAsked);
     return 1;
   }
 
@@ -166,6 +197,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   output->SetLines(tree.Lines);
   output->GetCellData()->AddArray(tree.EdgeLength);
   output->GetCellData()->SetActiveScalars("EdgeLength");
+  vtkEMSTPeriodicBox::MarkTree(output, box, boxAsked);
   AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
     tree.ComputeMilliseconds, tree.PointsInTree,
     tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);
@@ -179,5 +211,10 @@ void vtkEMSTEuclideanMinimumSpanningTree::PrintSelf(ostream& os, vtkIndent inden
   os << indent
      << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
      << "\n";
+  os << indent << "PeriodicBoxMode: " << this->PeriodicBoxMode << "\n";
+  os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
+     << this->BoxOrigin[2] << "\n";
+  os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
+     << this->BoxSize[2] << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

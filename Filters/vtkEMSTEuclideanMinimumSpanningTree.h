@@ -36,6 +36,25 @@
  * EMST_BACKEND is set (auto, cuda/gpu or cpu), the variable decides; an explicit CUDA or CPU wins
  * over the variable.
  *
+ * Periodic box (cosmological and molecular simulations): with `PeriodicBoxMode` FROM_INPUT or
+ * CUSTOM the points live in a box [origin, origin + L) that wraps around on each axis of size
+ * L > 0 (0: that axis is not periodic), and the tree is the exact minimum spanning tree under
+ * minimum-image distances (the engine's contract, Kernels/include/emst/Emst.h). FROM_INPUT reads
+ * the box from the input's field data: `BoxSize` (1 value: a cube, or 3: x, y, z) and, when
+ * present, `BoxOrigin` (default 0), as simulation readers provide it; CUSTOM takes `BoxOrigin`
+ * and `BoxSize` below. Points outside the box are wrapped into it for the distances; the output
+ * keeps their coordinates. A periodic tree's output differs in three ways:
+ * - `EdgeLength` is the minimum-image length;
+ * - cell array `CrossesBoundary` (unsigned char): 1 for an edge whose minimum image goes out
+ *   through a face of the box and in through the opposite one. The output still has n points and
+ *   one line per edge, between the edge's two points (so MST Clusters, the hierarchy and scripts
+ *   read the tree as always): drawn straight, such a line spans the box. To draw the tree without
+ *   them, threshold on CrossesBoundary (0 to 0);
+ * - field data `BoxSize` and `BoxOrigin` (3 components each): the box the tree was computed in,
+ *   which MST Clusters reads (linking length, periodic centroids and bounds).
+ * A missing or malformed box (FROM_INPUT without BoxSize, a negative size, ...) is an error: empty
+ * output, the reason in EMSTMessages. Under MPI the box of process 0's input is the one used.
+ *
  * Errors (no CUDA device when CUDA is forced, out of memory, ...) are reported with
  * vtkErrorMacro; the request still succeeds with an empty output whose field data
  * `EMSTMessages` holds the error, so pipelines and ParaView keep running. A cancelled run
@@ -86,6 +105,35 @@ public:
   void SetBackendToCPU() { this->SetBackend(CPU); }
   ///@}
 
+  /// Values of the PeriodicBoxMode property (the same numbers as the ParaView XML enumeration).
+  enum PeriodicBoxModeType
+  {
+    BOX_OFF = 0,
+    BOX_FROM_INPUT = 1,
+    BOX_CUSTOM = 2
+  };
+
+  ///@{
+  /**
+   * Whether the points live in a periodic box: BOX_OFF (default: no box), BOX_FROM_INPUT (the
+   * input's field data BoxSize and BoxOrigin) or BOX_CUSTOM (BoxOrigin and BoxSize below).
+   */
+  vtkSetClampMacro(PeriodicBoxMode, int, BOX_OFF, BOX_CUSTOM);
+  vtkGetMacro(PeriodicBoxMode, int);
+  void SetPeriodicBoxModeToOff() { this->SetPeriodicBoxMode(BOX_OFF); }
+  void SetPeriodicBoxModeToFromInput() { this->SetPeriodicBoxMode(BOX_FROM_INPUT); }
+  void SetPeriodicBoxModeToCustom() { this->SetPeriodicBoxMode(BOX_CUSTOM); }
+  ///@}
+
+  ///@{
+  /// The box of BOX_CUSTOM: its lower corner (default 0, 0, 0) and its size L per axis (default
+  /// 1, 1, 1; 0 makes that axis not periodic).
+  vtkSetVector3Macro(BoxOrigin, double);
+  vtkGetVector3Macro(BoxOrigin, double);
+  vtkSetVector3Macro(BoxSize, double);
+  vtkGetVector3Macro(BoxSize, double);
+  ///@}
+
   ///@{
   /**
    * The controller used to gather the points of all processes on process 0. Defaults to the
@@ -103,6 +151,9 @@ protected:
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
 
   int Backend = AUTO;
+  int PeriodicBoxMode = BOX_OFF;
+  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
+  double BoxSize[3] = { 1.0, 1.0, 1.0 };
   vtkMultiProcessController* Controller = nullptr;
 
 private:

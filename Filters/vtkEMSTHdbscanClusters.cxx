@@ -7,6 +7,7 @@
 #include "vtkEMSTClusterTable.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPeriodicBox.h"
 #include "vtkEMSTPointInput.h"
 
 #include "vtkCellArray.h"
@@ -26,6 +27,7 @@
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
 #include "vtkTable.h"
+#include "vtkUnsignedCharArray.h"
 
 #include <string>
 #include <vector>
@@ -42,7 +44,25 @@ struct vtkEMSTHdbscanClusters::Cache
   vtkMTimeType InputTime = 0;
   vtkIdType MinimumSamples = 0;
   int Backend = -1;
+  vtkEMSTPeriodicBox::Box Box;
 };
+
+namespace
+{
+
+bool SameBox(const vtkEMSTPeriodicBox::Box& a, const vtkEMSTPeriodicBox::Box& b)
+{
+  for (int k = 0; k < 3; ++k)
+  {
+    if (a.Origin[k] != b.Origin[k] || a.Size[k] != b.Size[k])
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+}
 
 namespace
 {
@@ -87,8 +107,9 @@ void FillCondensedTree(vtkTable* table, vtkIdTypeArray* parent, vtkIdTypeArray* 
 }
 
 /// Outputs with no points, and the (empty) arrays and columns a downstream user looks for.
+/// (CrossesBoundary too when a periodic box was asked for.)
 void MakeEmpty(vtkPolyData* output, vtkTable* clusters, vtkTable* condensed,
-  const std::string& backend, const std::vector<std::string>& messages)
+  const std::string& backend, const std::vector<std::string>& messages, bool periodic = false)
 {
   output->Initialize();
   output->SetPoints(vtkSmartPointer<vtkPoints>::New());
@@ -99,6 +120,10 @@ void MakeEmpty(vtkPolyData* output, vtkTable* clusters, vtkTable* condensed,
   }
   output->GetPointData()->AddArray(Named<vtkIntArray>("ClusterId"));
   output->GetCellData()->AddArray(Named<vtkDoubleArray>("MutualReachability"));
+  if (periodic)
+  {
+    output->GetCellData()->AddArray(Named<vtkUnsignedCharArray>("CrossesBoundary"));
+  }
   RunFields run;
   run.Backend = backend;
   AddFieldData(output, run, messages);
@@ -112,12 +137,13 @@ void MakeEmpty(vtkPolyData* output, vtkTable* clusters, vtkTable* condensed,
     Named<vtkDoubleArray>("Lambda"), Named<vtkIdTypeArray>("Size"));
 }
 
-/// The cluster table (output 1): the common geometry, then HDBSCAN*'s columns.
-void FillClusterTable(
-  vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::HdbscanTree::Clusters& c)
+/// The cluster table (output 1): the common geometry (in a periodic box, each cluster unwrapped
+/// along the tree's lines), then HDBSCAN*'s columns.
+void FillClusterTable(vtkTable* table, vtkPolyData* points,
+  const vtkEMSTEngineBridge::HdbscanTree::Clusters& c, const vtkEMSTPeriodicBox::Box& box)
 {
   vtkEMSTClusterTable::AddGeometry(
-    table, points, c.ClusterId->GetPointer(0), c.Sizes, c.FirstPoint);
+    table, points, c.ClusterId->GetPointer(0), c.Sizes, c.FirstPoint, box, points->GetLines());
   const vtkIdType clusters = static_cast<vtkIdType>(c.Sizes.size());
   const std::vector<double>* values[] = { &c.Stability, &c.BirthLambda, &c.DeathLambda };
   const char* names[] = { "Stability", "BirthLambda", "DeathLambda" };
@@ -190,11 +216,18 @@ int vtkEMSTHdbscanClusters::RequestData(
   clusters->Initialize();
   condensed->Initialize();
   std::vector<std::string> messages;
+  // The periodic box, checked on the process that clusters (process 0 under MPI) after the
+  // gather, which every process must join.
+  const bool boxAsked = this->PeriodicBoxMode != BOX_OFF;
+  vtkEMSTPeriodicBox::Box box;
+  std::string boxError;
+  const bool boxValid = vtkEMSTPeriodicBox::FromProperties(
+    this->PeriodicBoxMode, input, this->BoxOrigin, this->BoxSize, box, boxError);
   auto fail = [&](const std::string& backend, const std::string& error)
   {
     vtkErrorMacro(<< error);
     messages.push_back("error: " + error);
-    MakeEmpty(output, clusters, condensed, backend, messages);
+    MakeEmpty(output, clusters, condensed, backend, messages, boxAsked);
     return 1;
   };
 
@@ -209,8 +242,17 @@ int vtkEMSTHdbscanClusters::RequestData(
   }
   if (points.SentAway)
   {
-    MakeEmpty(output, clusters, condensed, "none (points sent to process 0)", {});
+    MakeEmpty(output, clusters, condensed, "none (points sent to process 0)", {}, boxAsked);
     return 1;
+  }
+  if (!boxValid)
+  {
+    return fail("none (error)", "Periodic box: " + boxError + ".");
+  }
+  if (boxAsked && !box.IsPeriodic())
+  {
+    messages.emplace_back("the periodic box has no periodic axis (every size is 0): the "
+                          "clusters are the ordinary ones");
   }
   std::string envWarning;
   const int backend = vtkEMSTEngineBridge::ResolveBackend(this->Backend, envWarning);
@@ -221,20 +263,22 @@ int vtkEMSTHdbscanClusters::RequestData(
   }
   if (points.Leaves.empty())
   {
-    MakeEmpty(output, clusters, condensed, "none (no points)", messages);
+    MakeEmpty(output, clusters, condensed, "none (no points)", messages, boxAsked);
     return 1;
   }
 
-  // The tree: kept while the input, k and the backend stay (a gathered input is always new).
+  // The tree: kept while the input, k, the backend and the box stay (a gathered input is always
+  // new).
   Cache& cache = *this->TreeCache;
   const bool fresh = cache.Tree != nullptr && !points.Gathered && cache.Input == input &&
     cache.InputTime == input->GetMTime() && cache.MinimumSamples == this->MinimumSamples &&
-    cache.Backend == backend;
+    cache.Backend == backend && SameBox(cache.Box, box);
   if (!fresh)
   {
     cache.Tree.reset();
     cache.Run = vtkEMSTEngineBridge::Result();
     vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
+    request.Box = box;
     cache.Tree = vtkEMSTEngineBridge::HdbscanTree::Create(request, this->MinimumSamples, cache.Run);
     this->SetProgressText(nullptr);
     const vtkEMSTEngineBridge::Status outcome = cache.Run.Outcome;
@@ -242,7 +286,7 @@ int vtkEMSTHdbscanClusters::RequestData(
     {
       vtkWarningMacro("Cancelled: the output is empty.");
       messages.emplace_back("cancelled");
-      MakeEmpty(output, clusters, condensed, "none (cancelled)", messages);
+      MakeEmpty(output, clusters, condensed, "none (cancelled)", messages, boxAsked);
       return 1;
     }
     if (cache.Tree == nullptr)
@@ -253,6 +297,7 @@ int vtkEMSTHdbscanClusters::RequestData(
     cache.InputTime = input->GetMTime();
     cache.MinimumSamples = this->MinimumSamples;
     cache.Backend = backend;
+    cache.Box = box;
     ++this->TreeRuns;
     for (const std::string& message : cache.Run.Messages)
     {
@@ -290,6 +335,7 @@ int vtkEMSTHdbscanClusters::RequestData(
   pd->SetActiveScalars("ClusterId");
   output->SetLines(run.Lines);
   output->GetCellData()->AddArray(run.EdgeLength);
+  vtkEMSTPeriodicBox::MarkTree(output, box, boxAsked);
   RunFields fields;
   fields.Clusters = static_cast<vtkIdType>(c.Sizes.size());
   fields.Noise = c.NoisePoints;
@@ -299,7 +345,7 @@ int vtkEMSTHdbscanClusters::RequestData(
   fields.ComputeMilliseconds = run.ComputeMilliseconds;
   fields.ExtractMilliseconds = c.Milliseconds;
   AddFieldData(output, fields, messages);
-  FillClusterTable(clusters, output, c);
+  FillClusterTable(clusters, output, c, box);
   FillCondensedTree(condensed, c.Parent, c.Child, c.Lambda, c.Size);
   this->UpdateProgress(1.0);
   return 1;
@@ -318,6 +364,11 @@ void vtkEMSTHdbscanClusters::PrintSelf(ostream& os, vtkIndent indent)
   os << indent
      << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
      << "\n";
+  os << indent << "PeriodicBoxMode: " << this->PeriodicBoxMode << "\n";
+  os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
+     << this->BoxOrigin[2] << "\n";
+  os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
+     << this->BoxSize[2] << "\n";
   os << indent << "TreeRuns: " << this->TreeRuns << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

@@ -29,6 +29,15 @@
  * length), `EMSTBackend`, `EMSTBackendId`, `EMSTComputeMilliseconds`,
  * `HDBSCANExtractMilliseconds`, `EMSTMessages`.
  *
+ * Periodic box (simulations that wrap around): `PeriodicBoxMode`, `BoxOrigin` and `BoxSize` as on
+ * vtkEMSTEuclideanMinimumSpanningTree (Off, From Input: the input's field data BoxSize and
+ * BoxOrigin, Custom). Every distance is then the minimum-image distance: the core distances, the
+ * mutual reachability tree and so the clusters; a cluster across a face or a corner is one
+ * cluster. Output 0 then has the cell array `CrossesBoundary` on the tree's lines and the field
+ * data `BoxSize` and `BoxOrigin`; the cluster table's `Centroid`, `BoundsMin` and `BoundsMax` are
+ * those of each cluster unwrapped around itself along the tree (the centroid moved by whole
+ * periods into the box, the bounds with it), as in vtkEMSTClusters' table. docs/periodic.md.
+ *
  * Output 1 (vtkTable): one row per cluster, in id order: `ClusterId`, `Size`, `Centroid`,
  * `BoundsMin`, `BoundsMax`, `FirstPoint` (as vtkEMSTClusters' table), `Stability` (excess of
  * mass), `BirthLambda` and `DeathLambda` (lambda = 1 / distance at which the cluster split off its
@@ -38,7 +47,7 @@
  * `Parent`, `Child` (points are 0..n-1, clusters n, n+1, ..., the root n), `Lambda`, `Size`: to
  * plot it (scikit-learn's and the hdbscan package's layout).
  *
- * The tree is computed once per input, MinimumSamples and backend: changing only
+ * The tree is computed once per input, MinimumSamples, backend and box: changing only
  * MinimumClusterSize, ClusterSelectionMethod, ClusterSelectionEpsilon or AllowSingleCluster
  * re-runs only the extraction. Errors (bad parameters, MinimumSamples above the number of points,
  * no GPU with Backend CUDA, ...) are reported with vtkErrorMacro and give empty, valid outputs.
@@ -122,13 +131,40 @@ public:
   void SetBackendToCPU() { this->SetBackend(CPU); }
   ///@}
 
+  /// Values of the PeriodicBoxMode property: those of the tree filter.
+  enum PeriodicBoxModeType
+  {
+    BOX_OFF = vtkEMSTEuclideanMinimumSpanningTree::BOX_OFF,
+    BOX_FROM_INPUT = vtkEMSTEuclideanMinimumSpanningTree::BOX_FROM_INPUT,
+    BOX_CUSTOM = vtkEMSTEuclideanMinimumSpanningTree::BOX_CUSTOM
+  };
+
+  ///@{
+  /// Whether the points live in a periodic box: BOX_OFF (default), BOX_FROM_INPUT (the input's
+  /// field data BoxSize and BoxOrigin) or BOX_CUSTOM (BoxOrigin and BoxSize below).
+  vtkSetClampMacro(PeriodicBoxMode, int, BOX_OFF, BOX_CUSTOM);
+  vtkGetMacro(PeriodicBoxMode, int);
+  void SetPeriodicBoxModeToOff() { this->SetPeriodicBoxMode(BOX_OFF); }
+  void SetPeriodicBoxModeToFromInput() { this->SetPeriodicBoxMode(BOX_FROM_INPUT); }
+  void SetPeriodicBoxModeToCustom() { this->SetPeriodicBoxMode(BOX_CUSTOM); }
+  ///@}
+
+  ///@{
+  /// The box of BOX_CUSTOM: its lower corner (default 0, 0, 0) and its size L per axis (default
+  /// 1, 1, 1; 0 makes that axis not periodic).
+  vtkSetVector3Macro(BoxOrigin, double);
+  vtkGetVector3Macro(BoxOrigin, double);
+  vtkSetVector3Macro(BoxSize, double);
+  vtkGetVector3Macro(BoxSize, double);
+  ///@}
+
   ///@{
   /// Controller used to gather the points on process 0 (default: the global controller).
   virtual void SetController(vtkMultiProcessController*);
   vtkGetObjectMacro(Controller, vtkMultiProcessController);
   ///@}
 
-  /// How many times the tree was computed (once per input, MinimumSamples and backend).
+  /// How many times the tree was computed (once per input, MinimumSamples, backend and box).
   vtkGetMacro(TreeRuns, int);
 
 protected:
@@ -145,6 +181,9 @@ protected:
   double ClusterSelectionEpsilon = 0.0;
   bool AllowSingleCluster = false;
   int Backend = AUTO;
+  int PeriodicBoxMode = BOX_OFF;
+  double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
+  double BoxSize[3] = { 1.0, 1.0, 1.0 };
   vtkMultiProcessController* Controller = nullptr;
   int TreeRuns = 0;
 

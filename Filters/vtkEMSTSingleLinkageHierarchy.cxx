@@ -6,6 +6,7 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTPeriodicBox.h"
 
 #include "vtkDataArray.h"
 #include "vtkDataSetAttributes.h"
@@ -81,8 +82,19 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
     return 1;
   }
 
+  // Without a length array the lengths come from the points: minimum-image ones in the tree's
+  // periodic box (its field data), when it has one.
   vtkEMSTEngineBridge::Status status;
-  auto tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, status);
+  vtkEMSTPeriodicBox::Box box;
+  if (local->GetFieldData()->GetArray(vtkEMSTPeriodicBox::SizeName) != nullptr &&
+    !vtkEMSTPeriodicBox::Read(local->GetFieldData(), box, status.ErrorMessage))
+  {
+    status.Code = vtkEMSTEngineBridge::Status::Failed;
+    status.ErrorMessage = "Periodic box of the input: " + status.ErrorMessage + ".";
+  }
+  auto tree = status.Code == vtkEMSTEngineBridge::Status::Ok
+    ? vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, box, status)
+    : nullptr;
   vtkEMSTEngineBridge::ClusterTree::Hierarchy hierarchy;
   if (tree != nullptr)
   {

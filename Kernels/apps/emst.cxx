@@ -8,6 +8,7 @@
 // engine's steps go to stderr when it is a terminal, or with --progress. With --hdbscan, the
 // tree is HDBSCAN*'s mutual reachability tree and the line goes on with the clustering:
 //   ... clusters=C noise_points=Z
+// With --periodic the distances are minimum-image distances in a periodic box (both modes).
 // Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
 #include "emst/Emst.h"
 #include "CommandLine.h"
@@ -32,6 +33,7 @@ using emstcli::UsageError;
 
 const char* const UsageText =
   "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] [--progress]\n"
+  "            [--periodic L[,L,L] [--box-origin O[,O,O]]]\n"
   "            [--hdbscan [--min-samples K] [--min-cluster-size M] [--selection eom|leaf]\n"
   "             [--epsilon E] [--allow-single-cluster] [--labels OUT.txt]\n"
   "             [--condensed-tree OUT.txt]] FILE\n";
@@ -51,6 +53,11 @@ const char* const HelpText =
   "--quiet          print the summary line only (engine messages still go to stderr).\n"
   "--progress       show the engine's steps on stderr (\"emst: progress  45% round 3 (1.2 s)\"):\n"
   "                 the default when stderr is a terminal (one line, redrawn), unless --quiet.\n"
+  "--periodic L     a periodic box (docs/periodic.md): minimum-image distances, for the tree\n"
+  "                 and for --hdbscan alike. One size (a cube) or three (x,y,z; 0: that axis is\n"
+  "                 not periodic). Points outside the box are wrapped in (their output indices\n"
+  "                 and coordinates are the input's).\n"
+  "--box-origin O   the box's lower corner, one value or three (default 0).\n"
   "--hdbscan        HDBSCAN* clusters (scikit-learn's conventions, docs/hdbscan.md): the tree is\n"
   "                 the minimum spanning tree under the mutual reachability distance\n"
   "                 max(core(a), core(b), |a-b|), core(p) the distance from p to its K-th\n"
@@ -87,6 +94,8 @@ struct CommandLine
   emst::HdbscanOptions hdbscanOptions;
   std::string labelsPath;
   std::string condensedPath;
+  emst::PeriodicBox box;
+  bool originGiven = false;
 };
 
 /// A number of --epsilon: finite, non-negative.
@@ -99,6 +108,43 @@ double parseDistance(const std::string& option, const std::string& text)
     throw UsageError{ option + " needs a non-negative number, got '" + text + "'" };
   }
   return value;
+}
+
+/// The values of --periodic (finite, >= 0) or --box-origin (finite): one for every axis, or three
+/// separated by commas.
+void parseAxes(const std::string& option, const std::string& text, bool sizes, double* axes)
+{
+  double values[3];
+  int count = 0;
+  std::size_t start = 0;
+  for (;;)
+  {
+    const std::size_t comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    char* end = nullptr;
+    const double value = std::strtod(part.c_str(), &end);
+    if (count == 3 || part.empty() || *end != '\0' || !std::isfinite(value) ||
+      (sizes && !(value >= 0.0)))
+    {
+      throw UsageError{ option + " needs " +
+        (sizes ? "one size >= 0 or three" : "one number or three") + " separated by commas, got '" +
+        text + "'" };
+    }
+    values[count++] = value;
+    if (comma == std::string::npos)
+    {
+      break;
+    }
+    start = comma + 1;
+  }
+  if (count == 2)
+  {
+    throw UsageError{ option + " needs one value or three, got '" + text + "'" };
+  }
+  for (int a = 0; a < 3; ++a)
+  {
+    axes[a] = values[count == 1 ? 0 : a];
+  }
 }
 
 CommandLine parseCommandLine(int argc, char** argv)
@@ -150,6 +196,15 @@ CommandLine parseCommandLine(int argc, char** argv)
     else if (arg == "--progress")
     {
       cl.progress = true;
+    }
+    else if (name == "--periodic")
+    {
+      parseAxes("--periodic", args.value(), true, cl.box.size);
+    }
+    else if (name == "--box-origin")
+    {
+      parseAxes("--box-origin", args.value(), false, cl.box.origin);
+      cl.originGiven = true;
     }
     else if (arg == "--hdbscan")
     {
@@ -209,6 +264,10 @@ CommandLine parseCommandLine(int argc, char** argv)
   if (!cl.help && cl.input.empty())
   {
     throw UsageError{ "no input file" };
+  }
+  if (cl.originGiven && !cl.box.isPeriodic())
+  {
+    throw UsageError{ "--box-origin needs --periodic" };
   }
   if (cl.hdbscanOption && !cl.hdbscan)
   {
@@ -278,6 +337,7 @@ int run(const CommandLine& cl)
       (cl.backendGiven ? "" : " in EMST_BACKEND") };
   }
   options.cpuThreads = cl.threads;
+  options.box = cl.box;
 
   const emst::PointSet points = emst::readPointFile(cl.input);
 

@@ -23,6 +23,7 @@
 #include "phases/Metric.h"
 #include "phases/NearestForeign.h"
 #include "phases/OutputOrder.h"
+#include "phases/PeriodicMetric.h"
 
 #include <algorithm>
 #include <cmath>
@@ -88,10 +89,6 @@ private:
   template <class T>
   using Buf = Buffer<T, Exec>;
 
-  /// The metric of the EMST, over points of scalar type T: phases/Metric.h.
-  template <class T>
-  using Metric = EuclideanMetric<T, Dim>;
-
   /// k = 0: the EMST; else the mutual reachability tree with its core distances.
   void dispatch(
     const PointCloudView& points, Result& result, std::size_t k, std::vector<double>* cores)
@@ -134,14 +131,21 @@ private:
     stats.inputPoints = n;
 
     this->progress(0.0, "bounding box");
-    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n);
+    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n, this->Opts.box);
     std::size_t const v = framed.finitePoints;
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;
+    stats.wrappedPoints = framed.wrappedPoints;
     if (v < n)
     {
       result.messages.push_back(std::to_string(n - v) +
         " point(s) with non-finite coordinates (NaN or Inf) were left out of the tree");
+    }
+    if (framed.wrappedPoints > 0)
+    {
+      result.messages.push_back(std::to_string(framed.wrappedPoints) +
+        " point(s) outside the periodic box were wrapped into it (their output coordinates are "
+        "the input's)");
     }
     if (k > 0 && v > 0 && k > v)
     {
@@ -166,8 +170,34 @@ private:
     this->progress(0.05, "sort");
     sortByCode(this->X, input, framed);
 
+    // The metric of the run (phases/Metric.h), over the input points: one instantiation of the
+    // rest of the run per metric.
+    if (framed.frame.periodic())
+    {
+      PeriodicMetric<T, Dim> metric{ input, framed.frame, {} };
+      for (int a = 0; a < 3; ++a)
+      {
+        metric.period[a] = framed.periodInFrame[a];
+      }
+      this->runMetric(input, metric, framed, result, k, coreDistance);
+    }
+    else
+    {
+      this->runMetric(input, EuclideanMetric<T, Dim>{ input, framed.frame.scale }, framed, result,
+        k, coreDistance);
+    }
+  }
+
+  /// Duplicates, the tree and the output under `inputMetric` (over the input points): k = 0,
+  /// the EMST; else the mutual reachability tree over it with its core distances.
+  template <class T, class Metric>
+  void runMetric(const InputPoints<T, Dim>& input, const Metric& inputMetric,
+    FramedPoints<Exec, Dim>& framed, Result& result, std::size_t k,
+    std::vector<double>* coreDistance)
+  {
+    Stats& stats = result.stats;
+    std::size_t const v = framed.finitePoints;
     this->progress(0.12, "duplicates");
-    Metric<T> const inputMetric{ input, framed.frame.scale };
     DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed, k > 0);
     std::size_t const m = distinct.size();
     stats.duplicatePoints = v - m;
@@ -177,11 +207,9 @@ private:
     {
       if (m > 1)
       {
-        this->spanningTree<T>(input, framed, distinct, edgePoints, stats,
-          [&](const Cells<Exec, T, Dim>& cells, const Hierarchy<Exec, Dim>&,
-            const SearchContext<Metric<T>>&) {
-            return Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
-          });
+        this->spanningTree<T>(input, inputMetric, framed, distinct, edgePoints, stats,
+          [](const Cells<Exec, T, Dim>&, const Hierarchy<Exec, Dim>&,
+            const SearchContext<Metric>& base) { return base.metric; });
       }
       distinct.codeOfPoint.reset();
       this->progress(0.97, "output");
@@ -191,24 +219,37 @@ private:
       this->finished();
       return;
     }
+    this->mutualReachability(
+      input, inputMetric, framed, distinct, edgePoints, result, k, *coreDistance);
+  }
 
+  /// HDBSCAN*'s tree over the base metric of the run (runMetric's k > 0): the core distances
+  /// and the rounds' mutual reachability both measure with `Metric` (minimum image in a box).
+  template <class T, class Metric>
+  void mutualReachability(const InputPoints<T, Dim>& input, const Metric& inputMetric,
+    FramedPoints<Exec, Dim>& framed, DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints,
+    Result& result, std::size_t k, std::vector<double>& coreDistance)
+  {
+    Stats& stats = result.stats;
+    std::size_t const n = stats.inputPoints;
+    std::size_t const m = distinct.size();
     // HDBSCAN*: the core distances (by distinct point) come from a search over the hierarchy,
     // so they are computed in the spanning tree's set-up, and handed on to the output here.
-    using Reach = MutualReachabilityMetric<T, Dim>;
+    using Reach = MutualReachabilityMetric<Metric>;
     CoreDistances<Exec> cores(this->X);
     Buf<float> leastCoreOfSlot(this->X, 0);
     if (m > 1)
     {
-      this->spanningTree<T>(input, framed, distinct, edgePoints, stats,
+      this->spanningTree<T>(input, inputMetric, framed, distinct, edgePoints, stats,
         [&](const Cells<Exec, T, Dim>& cells, const Hierarchy<Exec, Dim>& hierarchy,
-          const SearchContext<Metric<T>>& euclidean)
+          const SearchContext<Metric>& base)
         {
           this->progress(0.19, "core distances");
           cores = computeCoreDistances(
-            this->X, euclidean, distinct.multiplicityOfPoint.data(), k, stats.duplicatePoints > 0);
+            this->X, base, distinct.multiplicityOfPoint.data(), k, stats.duplicatePoints > 0);
           leastCoreOfSlot = climbLeast(this->X, cells, hierarchy, cores.coreBoundOfPoint.data());
-          return Reach{ euclidean.metric, cores.coreKeyOfPoint.data(),
-            cores.coreBoundOfPoint.data(), leastCoreOfSlot.data() };
+          return Reach{ base.metric, cores.coreKeyOfPoint.data(), cores.coreBoundOfPoint.data(),
+            leastCoreOfSlot.data(), framed.frame.scale };
         });
     }
     else
@@ -233,7 +274,8 @@ private:
         anchorOfInput.size() ? anchorOfInput.data() : nullptr });
     cores.coreKeyOfPoint.reset();
     cores.anchorOfPoint.reset();
-    Reach const outputMetric{ inputMetric, coreKeyOfInput.data(), nullptr, nullptr };
+    Reach const outputMetric{ inputMetric, coreKeyOfInput.data(), nullptr, nullptr,
+      framed.frame.scale };
     if (copies > 0)
     {
       this->X.forEach(copies,
@@ -246,7 +288,7 @@ private:
       orderEdges(this->X, outputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
     this->X.forEach(n, CoreKeyToDistance{ coreKeyOfInput.data(), framed.frame.scale });
     this->download(std::move(out), result.edges);
-    this->download(coreKeyOfInput, *coreDistance);
+    this->download(coreKeyOfInput, coreDistance);
     this->finished();
   }
 
@@ -278,12 +320,14 @@ private:
   };
 
   /// Cells, hierarchy, then Borůvka rounds until one component is left: writes the m-1 tree
-  /// edges as pairs of distinct points into edgePoints. makeMetric(cells, hierarchy, the
-  /// Euclidean search context) gives the metric of the rounds, once the hierarchy is built (it
-  /// may run phases of its own: the core distances).
-  template <class T, class MakeMetric>
-  void spanningTree(const InputPoints<T, Dim>& input, const FramedPoints<Exec, Dim>& framed,
-    DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints, Stats& stats, MakeMetric makeMetric)
+  /// edges as pairs of distinct points into edgePoints. The search's base metric is inputMetric
+  /// over the distinct points; makeMetric(cells, hierarchy, the base search context) gives the
+  /// metric of the rounds, once the hierarchy is built (it may run phases of its own: the core
+  /// distances).
+  template <class T, class Metric, class MakeMetric>
+  void spanningTree(const InputPoints<T, Dim>& input, const Metric& inputMetric,
+    const FramedPoints<Exec, Dim>& framed, DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints,
+    Stats& stats, MakeMetric makeMetric)
   {
     std::size_t const m = distinct.size();
     this->progress(0.15, "cells");
@@ -297,28 +341,28 @@ private:
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
     ComponentArena<Exec> const arena(this->X, m);
 
-    SearchContext<Metric<T>> euclidean;
-    euclidean.metric = Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
-    euclidean.tolerance = framed.tolerance();
-    euclidean.points = cells.points(distinct);
-    euclidean.cells = cells.arrays();
-    euclidean.tree = hierarchy.arrays();
-    euclidean.latticeScale = framed.quantizer.scale;
-    euclidean.candidates = state.candidates();
-    euclidean.bottomUp = false;
-    euclidean.boundOfComp = nullptr;
-    euclidean.firstKeyOfComp = nullptr;
+    SearchContext<Metric> base;
+    base.metric = inputMetric.over(InputPoints<T, Dim>{ cells.exactOfPoint.data(), Dim });
+    base.tolerance = framed.tolerance();
+    base.points = cells.points(distinct);
+    base.cells = cells.arrays();
+    base.tree = hierarchy.arrays();
+    base.latticeScale = framed.quantizer.scale;
+    base.candidates = state.candidates();
+    base.bottomUp = false;
+    base.boundOfComp = nullptr;
+    base.firstKeyOfComp = nullptr;
 
-    using M = decltype(makeMetric(cells, hierarchy, euclidean));
+    using M = decltype(makeMetric(cells, hierarchy, base));
     Rounds<M> rounds;
     SearchContext<M>& search = rounds.search;
-    search.metric = makeMetric(cells, hierarchy, euclidean);
-    search.tolerance = euclidean.tolerance;
-    search.points = euclidean.points;
-    search.cells = euclidean.cells;
-    search.tree = euclidean.tree;
-    search.latticeScale = euclidean.latticeScale;
-    search.candidates = euclidean.candidates;
+    search.metric = makeMetric(cells, hierarchy, base);
+    search.tolerance = base.tolerance;
+    search.points = base.points;
+    search.cells = base.cells;
+    search.tree = base.tree;
+    search.latticeScale = base.latticeScale;
+    search.candidates = base.candidates;
     search.bottomUp = false;
     search.boundOfComp = nullptr;
     search.firstKeyOfComp = nullptr;

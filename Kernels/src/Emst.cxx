@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace emst
@@ -79,7 +80,41 @@ void validatePoints(const PointCloudView& points)
   }
 }
 
-void validateOptions(const Options& options)
+namespace
+{
+
+/// The box's axes below the dimension: each size finite and >= 0, the origin finite where the
+/// axis is periodic.
+void validateBox(const PeriodicBox& box, int dimension)
+{
+  static const char* const axisName[3] = { "x", "y", "z" };
+  auto number = [](double value)
+  {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", value);
+    return std::string(text);
+  };
+  for (int a = 0; a < dimension; ++a)
+  {
+    double const size = box.size[a];
+    if (!(size >= 0.0) || !std::isfinite(size))
+    {
+      throw Error(ErrorCode::InvalidInput,
+        std::string("periodic box: the size of axis ") + axisName[a] + " must be a finite number " +
+          ">= 0 (0: not periodic), not " + number(size));
+    }
+    if (size > 0.0 && !std::isfinite(box.origin[a]))
+    {
+      throw Error(ErrorCode::InvalidInput,
+        std::string("periodic box: the origin of axis ") + axisName[a] + " must be finite, not " +
+          number(box.origin[a]));
+    }
+  }
+}
+
+} // namespace
+
+void validateOptions(const Options& options, int dimension)
 {
   if (options.cpuThreads < 0 || options.cpuThreads > kMaxCpuThreads)
   {
@@ -87,6 +122,7 @@ void validateOptions(const Options& options)
       "cpuThreads must be 0 (the OpenMP default) or a thread count from 1 to " +
         std::to_string(kMaxCpuThreads) + ", not " + std::to_string(options.cpuThreads));
   }
+  validateBox(options.box, dimension);
 }
 
 namespace

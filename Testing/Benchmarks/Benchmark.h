@@ -37,6 +37,7 @@ struct Settings
   bool header = true;
   bool headerOnly = false;
   bool cut = false;
+  bool periodic = false; ///< --periodic: every set in the periodic unit box [0, 1)^dim
   std::size_t minimumClusterSize = 1;
   /// --hdbscan: HDBSCAN* (emst::computeMutualReachabilityTree, then extractHdbscanClusters).
   bool hdbscan = false;
@@ -89,6 +90,8 @@ struct CutRow
 
 /// The table name of a set: the file's stem for a path, else the name itself.
 std::string setName(const std::string& set);
+/// The name of a set's rows: setName, and " (periodic)" in a periodic run.
+std::string rowName(const std::string& set, const Settings& settings);
 /// A set's file and points.
 struct LoadedSet
 {
@@ -103,7 +106,8 @@ LoadedSet loadSet(const std::string& set, const Settings& settings, const std::s
 void reportMessages(const std::string& label, const std::vector<std::string>& messages);
 /// The reference total weight: NAME.ref.json beside the file, else the line of
 /// gen_points_reference.txt named like the file (its n and dim must match). False, with the
-/// reason in `why`, when there is none.
+/// reason in `why`, when there is none (always in a periodic run: the references are the open
+/// sets').
 bool findReference(const std::string& file, std::size_t n, int dim, const Settings& settings,
   double& weight, std::string& why);
 /// t and the cluster count ("edges <= t kept") of a section (p50, p99) of NAME.ref.json beside

@@ -44,7 +44,8 @@ struct CutSpec
   double referenceClusters; ///< < 0: none
 };
 
-std::vector<CutSpec> cutSpecs(const std::string& path, const emst::TreeCutter& cutter)
+std::vector<CutSpec> cutSpecs(
+  const std::string& path, const emst::TreeCutter& cutter, const Settings& settings)
 {
   std::vector<CutSpec> specs;
   for (const auto& percent : { std::make_pair("p50", 50.0), std::make_pair("p99", 99.0) })
@@ -53,7 +54,7 @@ std::vector<CutSpec> cutSpecs(const std::string& path, const emst::TreeCutter& c
     spec.label = std::string("t") + (percent.first + 1);
     spec.referenceClusters = -1.0;
     double t = 0.0, clusters = 0.0;
-    if (referenceCut(path, percent.first, t, clusters))
+    if (!settings.periodic && referenceCut(path, percent.first, t, clusters))
     {
       spec.threshold = t;
       spec.referenceClusters = clusters; // groups, whatever the minimum size
@@ -145,7 +146,7 @@ void timeCut(CutRow& row, const CutSpec& spec, const std::string& path, std::siz
 std::vector<CutRow> timeCuts(const std::string& set, const Settings& settings)
 {
   CutRow base;
-  base.name = setName(set);
+  base.name = rowName(set, settings);
   base.backend = emst::backendName(settings.options.backend);
   std::vector<CutRow> rows;
   try
@@ -187,7 +188,7 @@ std::vector<CutRow> timeCuts(const std::string& set, const Settings& settings)
 
     std::vector<std::int32_t> clusterId(points.count);
     std::vector<std::int64_t> groupSize(points.count);
-    for (const CutSpec& spec : cutSpecs(path, cutter))
+    for (const CutSpec& spec : cutSpecs(path, cutter, settings))
     {
       CutRow row = base;
       row.cut = spec.label;

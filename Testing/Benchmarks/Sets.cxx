@@ -90,6 +90,11 @@ std::string setName(const std::string& set)
   return looksLikePath(set) ? stemOf(set) : set;
 }
 
+std::string rowName(const std::string& set, const Settings& settings)
+{
+  return setName(set) + (settings.periodic ? " (periodic)" : "");
+}
+
 LoadedSet loadSet(const std::string& set, const Settings& settings, const std::string& plan)
 {
   LoadedSet loaded;
@@ -111,6 +116,11 @@ void reportMessages(const std::string& label, const std::vector<std::string>& me
 bool findReference(const std::string& file, std::size_t n, int dim, const Settings& settings,
   double& weight, std::string& why)
 {
+  if (settings.periodic)
+  {
+    why = "the references are those of the open set, not of a periodic box";
+    return false;
+  }
   const std::string stem = stemOf(file);
   const std::string json = directoryOf(file) + "/" + stem + ".ref.json";
   if (fileExists(json))

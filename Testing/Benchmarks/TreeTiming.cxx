@@ -18,7 +18,7 @@ namespace emstbench
 TreeRow timeTree(const std::string& set, const Settings& settings)
 {
   TreeRow row;
-  row.name = setName(set);
+  row.name = rowName(set, settings);
   row.backend = emst::backendName(settings.options.backend);
   try
   {

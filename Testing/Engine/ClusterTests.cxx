@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -35,9 +36,6 @@ using emst::Edge;
 
 namespace
 {
-
-const double Inf = std::numeric_limits<double>::infinity();
-const double NaN = std::numeric_limits<double>::quiet_NaN();
 
 // ---- references ---------------------------------------------------------------------------------
 
@@ -877,6 +875,56 @@ TEST_P(ClusterCut, RandomForests)
     EXPECT_EQ(more.info.groups, components + 5);
     EXPECT_TRUE(sameCut(refCut(n, forest, forest.size() - 5, 1), more));
   }
+}
+
+TEST_P(ClusterCut, PeriodicHaloAcrossCorner)
+{
+  // A ball of 300 points around the corner of a periodic unit box (the faces cut it into 8
+  // pieces) over 700 background points: cut at a linking length well above the ball's spacing,
+  // it is one cluster, of exactly the size of brute-force periodic friends-of-friends
+  // (friendsOfFriends measures with the cloud's box); without the box it falls apart.
+  Rng rng(314);
+  std::vector<Point> points;
+  for (int k = 0; k < 300; ++k)
+  {
+    Point p{ rng.normal(), rng.normal(), rng.normal() };
+    const double norm = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+    const double radius = 0.08 * std::cbrt(rng.uniform());
+    for (double& x : p)
+    {
+      x = x / norm * radius;
+      x = x < 0.0 ? x + 1.0 : x;
+    }
+    points.push_back(p);
+  }
+  const std::vector<Point> background = uniformPoints(rng, 700, 3);
+  points.insert(points.end(), background.begin(), background.end());
+  Cloud cloud = makeCloud("ball across the corner + background", 3, F64, points);
+  cloud.box.size[0] = cloud.box.size[1] = cloud.box.size[2] = 1.0;
+  const double t = 0.04;
+  const std::vector<Edge> tree = this->treeOf(cloud);
+  ASSERT_EQ(tree.size(), cloud.count - 1);
+  emst::TreeCutter cutter(cloud.count, tree, this->backend());
+  const CutOutput cut = runCut(cutter, cutter.edgesAtMost(t), 1);
+  EXPECT_TRUE(sameCut(friendsOfFriends(cloud, t), cut, false));
+  for (std::size_t k = 1; k < 300; ++k)
+  {
+    ASSERT_EQ(cut.clusterId[k], cut.clusterId[0]) << "ball point " << k;
+  }
+  EXPECT_EQ(cut.clusterId[0], 0) << "the ball is the largest cluster";
+  EXPECT_GE(cut.info.sizes[0], 300u);
+
+  Cloud open = cloud;
+  open.box = emst::PeriodicBox();
+  const std::vector<Edge> openTree = this->treeOf(open);
+  emst::TreeCutter openCutter(open.count, openTree, this->backend());
+  const CutOutput pieces = runCut(openCutter, openCutter.edgesAtMost(t), 1);
+  std::set<std::int32_t> ids;
+  for (std::size_t k = 0; k < 300; ++k)
+  {
+    ids.insert(pieces.clusterId[k]);
+  }
+  EXPECT_GE(ids.size(), 8u) << "without the box the ball should fall into its 8 corner pieces";
 }
 
 TEST_P(ClusterCut, IdenticalPoints)

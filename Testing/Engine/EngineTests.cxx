@@ -24,11 +24,6 @@ using emst::ScalarType;
 namespace
 {
 
-constexpr ScalarType F32 = ScalarType::Float32;
-constexpr ScalarType F64 = ScalarType::Float64;
-const double NaN = std::numeric_limits<double>::quiet_NaN();
-const double Inf = std::numeric_limits<double>::infinity();
-
 class Engine : public BackendTest
 {
 protected:
@@ -90,13 +85,6 @@ void Engine::sweep(std::uint64_t firstSeed, int clouds, std::size_t largest, boo
       return;
     }
   }
-}
-
-std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed)
-{
-  Rng rng(seed);
-  rng.shuffle(points);
-  return points;
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 using namespace emsttest;
 using emst::Backend;
@@ -30,10 +31,6 @@ using emst::ScalarType;
 
 namespace
 {
-
-constexpr ScalarType F32 = ScalarType::Float32;
-constexpr ScalarType F64 = ScalarType::Float64;
-const double NaN = std::numeric_limits<double>::quiet_NaN();
 
 bool sameBits(double a, double b)
 {
@@ -95,12 +92,20 @@ testing::AssertionResult samePartition(
 class Hdbscan : public BackendTest
 {
 protected:
+  /// The backend's options, in the cloud's periodic box when it has one.
+  emst::Options optionsIn(const Cloud& cloud) const
+  {
+    emst::Options options = this->options();
+    options.box = cloud.box;
+    return options;
+  }
+
   /// The engine's tree, or nullopt with a failure naming the cloud.
   std::optional<emst::MutualReachabilityTree> tree(const Cloud& cloud, std::size_t k)
   {
     try
     {
-      return emst::computeMutualReachabilityTree(cloud.view(), k, this->options());
+      return emst::computeMutualReachabilityTree(cloud.view(), k, this->optionsIn(cloud));
     }
     catch (const std::exception& e)
     {
@@ -364,6 +369,118 @@ TEST_P(Hdbscan, SmallInvalidInput)
     options.parameters.clusterSelectionEpsilon = epsilon;
     EXPECT_THROW(emst::computeHdbscan(cloud.view(), options), emst::Error) << epsilon;
   }
+}
+
+// ---- in a periodic box
+// ---------------------------------------------------------------------------
+
+TEST_P(Hdbscan, SmallPeriodicTrees)
+{
+  // The mutual reachability tree under minimum-image distances (the cores too) against the
+  // brute-force Prim under the periodic order (Reference.h: the contract's key in the box), bit for
+  // bit, on uniform clouds and on blobs that only hold together across the faces, in cubes, a
+  // flat box away from the origin, one periodic axis, 2D; k small and large.
+  const emst::PeriodicBox boxes[] = { periodicBox(1, 1, 1), periodicBox(2, 0.5, 1, -1, 3, 0.25),
+    periodicBox(1, 0, 0), periodicBox(0, 1, 1), periodicBox(1, 1, 0) };
+  std::uint64_t seed = 930000;
+  for (const emst::PeriodicBox& b : boxes)
+  {
+    for (int dim : { 2, 3 })
+    {
+      if (!b.isPeriodic(dim))
+      {
+        continue;
+      }
+      Rng rng(++seed);
+      const std::string name = " seed " + std::to_string(seed);
+      EXPECT_TRUE(this->checkTree(
+        inBox("uniform" + name, dim, F64, uniformInBox(rng, 150, dim, b), b), 2 + seed % 5));
+      EXPECT_TRUE(this->checkTree(
+        inBox("blobs on the faces" + name, dim, F32, blobsOnFaces(rng, 300, dim, b), b), 10));
+    }
+  }
+}
+
+TEST_P(Hdbscan, SmallPeriodicLatticesAndCopies)
+{
+  // Ties everywhere, across the faces as inside: torus lattices (3 points per side: every point
+  // 1 away from 6 others, every pair within half a period), points outside the box (wrapped) and
+  // copies one period apart (the same point of the torus: the group rule of the copies).
+  std::vector<Point> outside = latticePoints(4, 4, 4);
+  for (std::size_t k = 0; k < outside.size(); k += 3)
+  {
+    outside[k][k % 3] += (k % 2 ? 4.0 : -8.0);
+  }
+  std::vector<Point> copies = latticePoints(4, 4, 0);
+  const std::vector<Point> shifted = latticePoints(4, 4, 0, 1.0, 4.0); // one period up and right
+  copies.insert(copies.end(), shifted.begin(), shifted.end());
+  const Cloud clouds[] = {
+    inBox("lattice 3^3", 3, F64, latticePoints(3, 3, 3), periodicBox(3, 3, 3)),
+    inBox(
+      "lattice 5x4x3, shuffled", 3, F32, permuted(latticePoints(5, 4, 3), 7), periodicBox(5, 4, 3)),
+    inBox("lattice 6x6, x periodic only", 2, F64, latticePoints(6, 6, 0), periodicBox(6, 0, 0)),
+    inBox("lattice 4^3, a third moved out by whole periods", 3, F64, outside, periodicBox(4, 4, 4)),
+    inBox("lattice 4x4 and its copy one period away", 2, F32, copies, periodicBox(4, 4, 0)),
+  };
+  for (const Cloud& cloud : clouds)
+  {
+    for (std::size_t k : { 2, 4, 7, 12 })
+    {
+      EXPECT_TRUE(this->checkTree(cloud, std::min(k, cloud.count)));
+    }
+  }
+}
+
+TEST_P(Hdbscan, PeriodicClusterAcrossTheCorner)
+{
+  // A dense ball around the corner of a box of 10 (wrapped into the box: its points lie in the 8
+  // corners) and one in the middle, over a sparse background. In the box the corner ball is one
+  // cluster holding every one of its points, the middle one another; without the box the corner
+  // ball falls into pieces.
+  Rng rng(61);
+  const emst::PeriodicBox b = periodicBox(10, 10, 10);
+  std::vector<Point> points = uniformInBox(rng, 200, 3, b);
+  const std::size_t corner = points.size();
+  for (const double centre : { 0.0, 5.0 })
+  {
+    for (int k = 0; k < 160; ++k)
+    {
+      Point p{ 0.0, 0.0, 0.0 };
+      for (int a = 0; a < 3; ++a)
+      {
+        const double x = centre + 0.25 * rng.normal();
+        p[a] = x < 0.0 ? x + 10.0 : x;
+      }
+      points.push_back(p);
+    }
+  }
+  const std::size_t middle = corner + 160;
+  const Cloud cloud = inBox("a ball across the corner", 3, F64, points, b);
+  emst::HdbscanOptions options;
+  options.minimumSamples = 10;
+  options.parameters.minimumClusterSize = 25;
+  options.engine = this->optionsIn(cloud);
+  const emst::HdbscanResult periodic = emst::computeHdbscan(cloud.view(), options);
+  const std::vector<std::int32_t>& label = periodic.clustering.labels;
+  ASSERT_EQ(periodic.clustering.clusters.size(), 2u);
+  for (std::size_t p = corner; p < middle + 160; ++p)
+  {
+    ASSERT_EQ(label[p], label[p < middle ? corner : middle]) << "point " << p;
+  }
+  EXPECT_NE(label[corner], -1);
+  EXPECT_NE(label[middle], -1);
+  EXPECT_NE(label[corner], label[middle]);
+  // The tree and the cores are those of the periodic order (bit for bit).
+  EXPECT_TRUE(this->checkTree(cloud, options.minimumSamples));
+
+  options.engine.box = emst::PeriodicBox();
+  const emst::HdbscanResult open = emst::computeHdbscan(cloud.view(), options);
+  std::set<std::int32_t> pieces;
+  for (std::size_t p = corner; p < middle; ++p)
+  {
+    pieces.insert(open.clustering.labels[p]);
+  }
+  EXPECT_GT(pieces.size(), 1u) << "without the box the corner ball is not one cluster";
 }
 
 TEST_P(Hdbscan, LargeK)

@@ -80,16 +80,56 @@ struct UnionFind
 
 } // namespace
 
+double contractWrap(double x, double origin, double period)
+{
+  // Emst.h: w = x - o; only when w < 0 or w >= L: w = fmod(w, L), + L when negative, 0 when that
+  // rounds to L.
+  double w = x - origin;
+  if (w < 0.0 || w >= period)
+  {
+    w = std::fmod(w, period);
+    if (w < 0.0)
+    {
+      w = w + period;
+    }
+    if (w >= period)
+    {
+      w = 0.0;
+    }
+  }
+  return w;
+}
+
+namespace
+{
+
+/// The contract's difference on one axis: a - b, or in a periodic box min(|wa - wb|, L - |wa -
+/// wb|) of the wrapped offsets.
+double contractDifference(const emst::PeriodicBox& box, int axis, double a, double b)
+{
+  const double period = box.size[axis];
+  if (!(period > 0.0))
+  {
+    return a - b;
+  }
+  const double d = std::fabs(
+    contractWrap(a, box.origin[axis], period) - contractWrap(b, box.origin[axis], period));
+  return std::min(d, period - d);
+}
+
+} // namespace
+
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j)
 {
   // Emst.h's Edge::length, written with the C library (ilogb, ldexp) where the engine builds its
-  // powers of two from bits: each coordinate difference scaled by 2^-e, e = ilogb of the largest,
-  // squared and summed in axis order, the root scaled back.
+  // powers of two from bits: each coordinate difference (in a periodic box the contract's
+  // minimum-image one) scaled by 2^-e, e = ilogb of the largest, squared and summed in axis
+  // order, the root scaled back.
   double d[3] = { 0.0, 0.0, 0.0 };
   double largest = 0.0;
   for (int a = 0; a < cloud.dimension; ++a)
   {
-    d[a] = cloud.at(i, a) - cloud.at(j, a);
+    d[a] = contractDifference(cloud.box, a, cloud.at(i, a), cloud.at(j, a));
     largest = std::max(largest, std::fabs(d[a]));
   }
   if (largest == 0.0)
@@ -110,13 +150,13 @@ double ShiftedCloud::key(std::size_t i, std::size_t j) const
 {
   const double* a = &this->coords[3 * i];
   const double* b = &this->coords[3 * j];
-  const double dx = (a[0] - b[0]) * this->scale;
-  const double dy = (a[1] - b[1]) * this->scale;
+  const double dx = contractDifference(this->box, 0, a[0], b[0]) * this->scale;
+  const double dy = contractDifference(this->box, 1, a[1], b[1]) * this->scale;
   double sum = dx * dx;
   sum = sum + dy * dy;
   if (this->dimension == 3)
   {
-    const double dz = (a[2] - b[2]) * this->scale;
+    const double dz = contractDifference(this->box, 2, a[2], b[2]) * this->scale;
     sum = sum + dz * dz;
   }
   return sum;
@@ -126,6 +166,7 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
 {
   ShiftedCloud s;
   s.dimension = cloud.dimension;
+  s.box = cloud.box;
   s.coords.assign(3 * cloud.count, 0.0);
   s.finite.assign(cloud.count, 0);
   for (int a = 0; a < 3; ++a)
@@ -158,10 +199,11 @@ ShiftedCloud shiftCloud(const Cloud& cloud)
         hi[a] = std::max(hi[a], cloud.at(k, a));
       }
     }
+    // In a periodic box a periodic axis counts with its period L instead.
     double extent = 0.0;
     for (int a = 0; a < cloud.dimension; ++a)
     {
-      extent = std::max(extent, hi[a] - s.lo[a]);
+      extent = std::max(extent, s.box.size[a] > 0.0 ? s.box.size[a] : hi[a] - s.lo[a]);
     }
     if (extent > 0.0 && std::isfinite(extent))
     {
@@ -243,6 +285,15 @@ ReferenceTree primDouble(const Cloud& cloud)
     }
   }
   const bool threeD = cloud.dimension == 3;
+  // In a periodic box: the nearest image of each difference, d - L * nearbyint(d / L), a formula
+  // of its own (not the contract's wrap), for an independent weight; L scaled as the points are.
+  double period[3] = { 0.0, 0.0, 0.0 };
+  for (int a = 0; a < cloud.dimension; ++a)
+  {
+    period[a] = std::ldexp(cloud.box.size[a], shift);
+  }
+  auto image = [&period](double d, int a)
+  { return period[a] > 0.0 ? d - period[a] * std::nearbyint(d / period[a]) : d; };
   std::vector<double> best(m, std::numeric_limits<double>::infinity());
   std::vector<std::size_t> from(m, 0);
   std::vector<char> inTree(m, 0);
@@ -259,12 +310,12 @@ ReferenceTree primDouble(const Cloud& cloud)
       {
         continue;
       }
-      const double dx = cx - xyz[3 * v];
-      const double dy = cy - xyz[3 * v + 1];
+      const double dx = image(cx - xyz[3 * v], 0);
+      const double dy = image(cy - xyz[3 * v + 1], 1);
       double sum = dx * dx + dy * dy;
       if (threeD)
       {
-        const double dz = cz - xyz[3 * v + 2];
+        const double dz = image(cz - xyz[3 * v + 2], 2);
         sum = sum + dz * dz;
       }
       const double d = sum; // squared: same order, one sqrt less per pair

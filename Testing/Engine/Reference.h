@@ -19,6 +19,10 @@
 //     smallest key from p to every finite point (p's own 0 and its copies' included), lengths
 //     sqrt(key) / s. coreDistancesInDouble: the k-th smallest input distance, for the cores'
 //     values independently of the keys.
+// In a periodic box (Cloud::box) (a) and (b) measure minimum-image distances: (a) with its own
+// formula (d - L * nearbyint(d / L) per axis, in double), (b) with the contract's (Emst.h: places
+// wrapped into [0, L), d = min(|wa - wb|, L - |wa - wb|), E from the periods), written here from
+// that text.
 #pragma once
 
 #include "TestClouds.h"
@@ -38,8 +42,12 @@ struct ReferenceTree
 };
 
 /// The length of Emst.h's Edge: 2^e sqrt((ux*ux + uy*uy) + uz*uz), u = d 2^-e, d the double
-/// coordinate differences, e = ilogb(max |d|), every operation rounded to double.
+/// coordinate differences (in a periodic box the contract's minimum-image ones), e = ilogb(max
+/// |d|), every operation rounded to double.
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
+
+/// Emst.h's wrap of a coordinate's offset from a periodic origin into [0, L).
+double contractWrap(double x, double origin, double period);
 
 /// The engine's comparison key of two points, and the frame it is computed in (per-axis minimum
 /// over the finite points, power-of-two scale).
@@ -51,6 +59,7 @@ struct ShiftedCloud
   double lo[3] = { 0.0, 0.0, 0.0 };
   double scale = 1.0; ///< 2^min(62 - ilogb(largest extent), 960), 1 for a zero extent
   int dimension = 3;
+  emst::PeriodicBox box; ///< the cloud's
   double key(std::size_t i, std::size_t j) const;
 };
 ShiftedCloud shiftCloud(const Cloud& cloud);

@@ -85,6 +85,27 @@ std::vector<Cloud> referenceClouds()
   clouds.push_back(makeCloud("offset 1e7 with NaN", 3, emst::ScalarType::Float64, withNaN));
   clouds.push_back(makeCloud(
     "copies", 3, emst::ScalarType::Float32, repeatPoints(uniformPoints(rng, 20, 3), 6, &rng)));
+  // Periodic boxes: minimum-image keys and lengths (points partly outside the box, ties across
+  // the faces of a torus lattice, 3 points per side).
+  auto periodic = [&clouds](Cloud cloud, double lx, double ly, double lz, double origin)
+  {
+    cloud.box.size[0] = lx;
+    cloud.box.size[1] = ly;
+    cloud.box.size[2] = lz;
+    cloud.box.origin[0] = cloud.box.origin[1] = cloud.box.origin[2] = origin;
+    cloud.label += " in a periodic box";
+    clouds.push_back(cloud);
+  };
+  periodic(
+    makeCloud("uniform", 3, emst::ScalarType::Float64, uniformPoints(rng, 300, 3, 1.2, -0.1)), 1, 1,
+    1, 0);
+  periodic(makeCloud("clustered", 2, emst::ScalarType::Float32, clusteredPoints(rng, 300, 2)), 0.5,
+    0, 0, 0.25);
+  auto torus = latticePoints(4, 4, 4);
+  rng.shuffle(torus);
+  periodic(makeCloud("lattice 4^3, shuffled", 3, emst::ScalarType::Float32, torus), 4, 4, 4, 0);
+  periodic(
+    makeCloud("lattice 3^3", 3, emst::ScalarType::Float64, latticePoints(3, 3, 3)), 3, 3, 3, 0);
   return clouds;
 }
 
@@ -109,7 +130,9 @@ TEST(Reference, DoublePrimAgreesOnWeight)
     const ReferenceTree prim = primDouble(cloud);
     const ReferenceTree contract = contractMst(cloud);
     EXPECT_TRUE(isSpanningTree(cloud, prim.edges)) << cloud.label;
-    EXPECT_TRUE(cycleProperty(cloud, prim.edges, 0.0)) << cloud.label;
+    // In a box its lengths come from its own nearest-image formula (wrapping points from outside
+    // the box rounds differently): the last bits may differ.
+    EXPECT_TRUE(cycleProperty(cloud, prim.edges, cloud.periodic() ? 1e-12 : 0.0)) << cloud.label;
     EXPECT_TRUE(weightClose(prim.totalWeight, contract.totalWeight, 1e-6)) << cloud.label;
     EXPECT_EQ(prim.validPoints, contract.validPoints) << cloud.label;
   }
@@ -155,6 +178,32 @@ TEST(Reference, ShiftUsesFiniteMinimum)
   const Cloud same =
     makeCloud("same", 3, emst::ScalarType::Float32, std::vector<Point>(3, Point{ 1, 2, 3 }));
   EXPECT_EQ(shiftCloud(same).scale, 1.0);
+}
+
+TEST(Reference, PeriodicKeyAndLength)
+{
+  // x periodic (L = 10, origin -1: the box is [-1, 9)), y open. Offsets from the origin: 1.5,
+  // 8.5, and 10.5 (outside, wrapped to 0.5) where -0.5 is: points 2 and 3 coincide.
+  Cloud cloud = makeCloud("periodic x", 2, emst::ScalarType::Float64,
+    { Point{ 0.5, 0, 0 }, Point{ 7.5, 1, 0 }, Point{ 9.5, 0, 0 }, Point{ -0.5, 0, 0 } });
+  cloud.box.size[0] = 10.0;
+  cloud.box.origin[0] = -1.0;
+  EXPECT_EQ(contractWrap(9.5, -1.0, 10.0), 0.5);
+  EXPECT_EQ(contractWrap(-0.5, -1.0, 10.0), 0.5);
+  EXPECT_EQ(contractWrap(-1e-30, 0.0, 10.0), 0.0); // w + L rounds to L: the origin
+  EXPECT_EQ(contractWrap(-21.0, -1.0, 10.0), 0.0);
+  EXPECT_EQ(inputDistance(cloud, 0, 1), std::sqrt(9.0 + 1.0)); // 3 around, not 7
+  EXPECT_EQ(inputDistance(cloud, 2, 3), 0.0);
+  EXPECT_EQ(inputDistance(cloud, 1, 2), std::sqrt(4.0 + 1.0));
+  const ShiftedCloud s = shiftCloud(cloud);
+  // The largest extent is the period 10 (the y extent is 1): scale 2^59.
+  EXPECT_EQ(s.scale, std::ldexp(1.0, 59));
+  EXPECT_EQ(s.key(0, 1), 10.0 * std::ldexp(1.0, 118));
+  const ReferenceTree tree = contractMst(cloud);
+  ASSERT_EQ(tree.edges.size(), 3u);
+  EXPECT_EQ(tree.edges[0].i, 2u); // the duplicate pair first
+  EXPECT_EQ(tree.edges[0].j, 3u);
+  EXPECT_EQ(tree.totalWeight, 0.0 + 1.0 + std::sqrt(5.0));
 }
 
 TEST(Reference, CheckersCatchWrongTrees)

@@ -3,6 +3,8 @@
 #include "TestClouds.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace emsttest
 {
@@ -149,6 +151,13 @@ std::vector<Point> fccPoints(int cells)
   return points;
 }
 
+std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed)
+{
+  Rng rng(seed);
+  rng.shuffle(points);
+  return points;
+}
+
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng)
 {
   std::vector<Point> repeated;
@@ -211,6 +220,99 @@ Cloud randomCloud(std::uint64_t seed, std::size_t largest)
     }
   }
   return makeCloud("random cloud seed " + std::to_string(seed) + " " + kind, dim, type, points);
+}
+
+// ---- periodic boxes ---------------------------------------------------------------------------
+
+namespace
+{
+
+std::string boxText(const emst::PeriodicBox& b, int dim)
+{
+  std::string text = " in box";
+  for (int a = 0; a < dim; ++a)
+  {
+    char part[64];
+    std::snprintf(part, sizeof part, " %s[%g, +%g)",
+      a == 0     ? "x"
+        : a == 1 ? "y"
+                 : "z",
+      b.origin[a], b.size[a]);
+    text += b.size[a] > 0.0 ? part : (a == 0 ? " x open" : a == 1 ? " y open" : " z open");
+  }
+  return text;
+}
+
+} // namespace
+
+emst::PeriodicBox periodicBox(double lx, double ly, double lz, double ox, double oy, double oz)
+{
+  emst::PeriodicBox b;
+  b.size[0] = lx;
+  b.size[1] = ly;
+  b.size[2] = lz;
+  b.origin[0] = ox;
+  b.origin[1] = oy;
+  b.origin[2] = oz;
+  return b;
+}
+
+Cloud inBox(const std::string& label, int dim, emst::ScalarType type,
+  const std::vector<Point>& points, const emst::PeriodicBox& b)
+{
+  Cloud cloud = makeCloud(label + boxText(b, dim), dim, type, points);
+  cloud.box = b;
+  return cloud;
+}
+
+/// Uniform points inside the box; [0, 1) on the axes that are not periodic.
+std::vector<Point> uniformInBox(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b)
+{
+  std::vector<Point> points(n, Point{ 0.0, 0.0, 0.0 });
+  for (Point& p : points)
+  {
+    for (int a = 0; a < dim; ++a)
+    {
+      p[a] = b.size[a] > 0.0 ? b.origin[a] + b.size[a] * rng.uniform() : rng.uniform();
+    }
+  }
+  return points;
+}
+
+/// Gaussian blobs centred on the box's faces, edges and corners, wrapped into the box by hand
+/// (fmod), plus a uniform background: groups that only hold together across the faces.
+std::vector<Point> blobsOnFaces(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b)
+{
+  std::vector<Point> points = uniformInBox(rng, n / 5, dim, b);
+  while (points.size() < n)
+  {
+    Point centre{ 0.0, 0.0, 0.0 };
+    for (int a = 0; a < dim; ++a)
+    {
+      // Each coordinate of the centre on a face (0) or inside, at random.
+      centre[a] = rng.below(2) ? 0.0 : rng.uniform();
+    }
+    const double sigma = std::pow(10.0, rng.uniform(-3.0, -1.5));
+    const std::size_t count = std::min<std::size_t>(n - points.size(), 20 + rng.below(100));
+    for (std::size_t k = 0; k < count; ++k)
+    {
+      Point p{ 0.0, 0.0, 0.0 };
+      for (int a = 0; a < dim; ++a)
+      {
+        const double size = b.size[a] > 0.0 ? b.size[a] : 1.0;
+        double x = size * centre[a] + size * sigma * rng.normal();
+        if (b.size[a] > 0.0)
+        {
+          x = std::fmod(x, size);
+          x = x < 0.0 ? x + size : x;
+          x = x >= size ? 0.0 : x;
+        }
+        p[a] = b.origin[a] + x;
+      }
+      points.push_back(p);
+    }
+  }
+  return points;
 }
 
 } // namespace emsttest

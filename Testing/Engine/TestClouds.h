@@ -21,6 +21,12 @@ namespace emsttest
 
 using Point = std::array<double, 3>; // unused coordinates are 0
 
+// Short names the test files share.
+constexpr emst::ScalarType F32 = emst::ScalarType::Float32;
+constexpr emst::ScalarType F64 = emst::ScalarType::Float64;
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+const double Inf = std::numeric_limits<double>::infinity();
+
 /// splitmix64-seeded xorshift-style generator: the same numbers on every platform and standard
 /// library (std::uniform_*_distribution and std::shuffle are implementation-defined).
 class Rng
@@ -74,6 +80,11 @@ struct Cloud
   emst::ScalarType scalarType = emst::ScalarType::Float64;
   std::vector<float> float32;
   std::vector<double> float64;
+  /// The periodic box the cloud lives in (none by default): runEngine passes it to the engine,
+  /// and the references of Reference.h measure distances in it.
+  emst::PeriodicBox box;
+
+  bool periodic() const { return this->box.isPeriodic(this->dimension); }
 
   /// Coordinate a of point k as the engine sees it, promoted to double.
   double at(std::size_t k, int a) const
@@ -136,6 +147,9 @@ std::vector<Point> latticePoints(int nx, int ny, int nz, double spacing = 1.0, d
 /// Nearest neighbours are at sqrt(2); they form many equilateral triangles.
 std::vector<Point> fccPoints(int cells);
 
+/// The points in a shuffled order (Rng(seed)).
+std::vector<Point> permuted(std::vector<Point> points, std::uint64_t seed);
+
 /// One random cloud of the engine's sweeps: its shape (uniform at several scales and offsets,
 /// clustered, or small integers: ties and duplicates), size (0 to `largest`, from a fixed list),
 /// dimension and scalar type all come from `seed`.
@@ -143,5 +157,22 @@ Cloud randomCloud(std::uint64_t seed, std::size_t largest);
 
 /// `copies` copies of each point, in a shuffled order when rng is given.
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng);
+
+// ---- periodic boxes ---------------------------------------------------------------------------
+
+/// A box of sizes (lx, ly, lz) (0: that axis is not periodic) and origin (ox, oy, oz).
+emst::PeriodicBox periodicBox(
+  double lx, double ly, double lz, double ox = 0.0, double oy = 0.0, double oz = 0.0);
+
+/// makeCloud in a periodic box, the box described at the end of the label.
+Cloud inBox(const std::string& label, int dim, emst::ScalarType type,
+  const std::vector<Point>& points, const emst::PeriodicBox& b);
+
+/// Uniform points inside the box; [0, 1) on the axes that are not periodic.
+std::vector<Point> uniformInBox(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b);
+
+/// Gaussian blobs centred on the box's faces, edges and corners, wrapped into the box by hand
+/// (fmod), plus a uniform background: groups that only hold together across the faces.
+std::vector<Point> blobsOnFaces(Rng& rng, std::size_t n, int dim, const emst::PeriodicBox& b);
 
 } // namespace emsttest

@@ -137,7 +137,13 @@ std::optional<emst::Result> runEngine(
 
 std::optional<emst::Result> runEngine(const Cloud& cloud, const emst::Options& options)
 {
-  return runEngine(cloud.view(), cloud.label, options);
+  if (!cloud.periodic())
+  {
+    return runEngine(cloud.view(), cloud.label, options);
+  }
+  emst::Options periodic = options;
+  periodic.box = cloud.box;
+  return runEngine(cloud.view(), cloud.label, periodic);
 }
 
 bool checkAgainstReferences(

@@ -65,8 +65,9 @@ protected:
   emst::Options options() const { return optionsFor(this->GetParam()); }
 };
 
-/// Runs the engine; an emst::Error (or any exception) becomes a test failure that names the cloud,
-/// the error code and the message, and the result is empty.
+/// Runs the engine (in the cloud's periodic box, when it has one); an emst::Error (or any
+/// exception) becomes a test failure that names the cloud, the error code and the message, and the
+/// result is empty.
 std::optional<emst::Result> runEngine(const Cloud& cloud, const emst::Options& options);
 std::optional<emst::Result> runEngine(
   const emst::PointCloudView& view, const std::string& label, const emst::Options& options);

@@ -23,12 +23,14 @@
 #include "vtkIdList.h"
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
+#include "vtkMultiBlockDataSet.h"
 #include "vtkNew.h"
 #include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
 #include "vtkStringArray.h"
 #include "vtkTable.h"
+#include "vtkUnsignedCharArray.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,8 +47,25 @@ namespace
 
 using namespace filtertesting;
 
-/// Total length of the exact EMST by Prim's algorithm on the complete graph, double precision.
-double PrimTotal(vtkPoints* points)
+/// The distance of p and q (hypot: at any scale), in a periodic box of size period[a] on each axis
+/// when given (0: that axis is not periodic): the nearest image of each difference.
+double Distance(const double* p, const double* q, const double* period = nullptr)
+{
+  double d[3];
+  for (int a = 0; a < 3; ++a)
+  {
+    d[a] = p[a] - q[a];
+    if (period != nullptr && period[a] > 0.0)
+    {
+      d[a] -= period[a] * std::nearbyint(d[a] / period[a]);
+    }
+  }
+  return std::hypot(d[0], d[1], d[2]);
+}
+
+/// Total length of the exact EMST by Prim's algorithm on the complete graph, double precision
+/// (in a periodic box when `period` is given).
+double PrimTotal(vtkPoints* points, const double* period = nullptr)
 {
   const vtkIdType n = points->GetNumberOfPoints();
   std::vector<double> best(n, std::numeric_limits<double>::infinity());
@@ -66,8 +85,7 @@ double PrimTotal(vtkPoints* points)
         continue;
       }
       points->GetPoint(k, q);
-      const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-      best[k] = std::min(best[k], std::sqrt(dx * dx + dy * dy + dz * dz));
+      best[k] = std::min(best[k], Distance(p, q, period));
       if (next < 0 || best[k] < best[next])
       {
         next = k;
@@ -80,9 +98,9 @@ double PrimTotal(vtkPoints* points)
   return std::accumulate(lengths.begin(), lengths.end(), 0.0);
 }
 
-/// Checks n - 1 lines forming a spanning tree, each EdgeLength its end points' distance; returns
-/// the sum of the lengths.
-double CheckTree(vtkPolyData* output, const char* label)
+/// Checks n - 1 lines forming a spanning tree, each EdgeLength its end points' distance (in a
+/// periodic box when `period` is given); returns the sum of the lengths.
+double CheckTree(vtkPolyData* output, const char* label, const double* period = nullptr)
 {
   const vtkIdType n = output->GetNumberOfPoints();
   vtkCellArray* lines = output->GetLines();
@@ -113,7 +131,7 @@ double CheckTree(vtkPolyData* output, const char* label)
     double p[3], q[3];
     output->GetPoint(ids->GetId(0), p);
     output->GetPoint(ids->GetId(1), q);
-    const double d = std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]); // at any scale
+    const double d = Distance(p, q, period);
     EXPECT(std::abs(d - length->GetValue(e)) <= 1e-12 * d,
       "%s: edge %lld length %.17g, distance %.17g", label, static_cast<long long>(e),
       length->GetValue(e), d);
@@ -899,6 +917,114 @@ void TestNoPointsObject()
   std::printf("no points object: empty outputs from the three filters\n");
 }
 
+void TestPeriodicBox()
+{
+  // A cloud in the box [-1, 2)^3 with a clump across the face x = -1 (half of it near x = 2), in a
+  // multiblock whose leaf carries the box as field data BoxSize/BoxOrigin (a reader's): the tree
+  // against a brute-force periodic Prim; CrossesBoundary; the box passed on; MST Clusters' clump
+  // in one piece with its centroid in the box and its bounds across the face.
+  const double size[3] = { 3.0, 3.0, 3.0 };
+  std::mt19937 random(29);
+  std::uniform_real_distribution<double> uniform(-1.0, 2.0);
+  std::normal_distribution<double> normal(0.0, 0.02);
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  for (int k = 0; k < 600; ++k)
+  {
+    points->InsertNextPoint(uniform(random), uniform(random), uniform(random));
+  }
+  const vtkIdType clumpStart = points->GetNumberOfPoints();
+  for (int k = 0; k < 200; ++k)
+  {
+    double x = -1.0 + normal(random);
+    x = x < -1.0 ? x + 3.0 : x;
+    points->InsertNextPoint(x, 0.5 + normal(random), 0.5 + normal(random));
+  }
+  vtkNew<vtkPolyData> leaf;
+  leaf->SetPoints(points);
+  vtkNew<vtkDoubleArray> boxSize;
+  boxSize->SetName("BoxSize");
+  boxSize->InsertNextValue(3.0);
+  vtkNew<vtkDoubleArray> boxOrigin;
+  boxOrigin->SetName("BoxOrigin");
+  boxOrigin->InsertNextValue(-1.0);
+  leaf->GetFieldData()->AddArray(boxSize);
+  leaf->GetFieldData()->AddArray(boxOrigin);
+  vtkNew<vtkMultiBlockDataSet> blocks;
+  blocks->SetNumberOfBlocks(1);
+  blocks->SetBlock(0, leaf);
+
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetInputData(blocks);
+  tree->SetPeriodicBoxModeToFromInput();
+  tree->Update();
+  vtkPolyData* output = tree->GetOutput();
+  const double total = CheckTree(output, "periodic", size);
+  const double prim = PrimTotal(points, size);
+  EXPECT(std::abs(total - prim) <= 1e-12 * prim, "periodic: total %.17g, periodic Prim %.17g",
+    total, prim);
+  auto* crosses =
+    vtkUnsignedCharArray::SafeDownCast(output->GetCellData()->GetArray("CrossesBoundary"));
+  EXPECT(crosses != nullptr && crosses->GetNumberOfValues() == output->GetNumberOfLines(),
+    "periodic: CrossesBoundary");
+  vtkIdType crossing = 0;
+  vtkNew<vtkIdList> ids;
+  for (vtkIdType e = 0; crosses && e < output->GetNumberOfLines(); ++e)
+  {
+    output->GetLines()->GetCellAtId(e, ids);
+    double p[3], q[3];
+    output->GetPoint(ids->GetId(0), p);
+    output->GetPoint(ids->GetId(1), q);
+    const bool across =
+      std::abs(p[0] - q[0]) > 1.5 || std::abs(p[1] - q[1]) > 1.5 || std::abs(p[2] - q[2]) > 1.5;
+    EXPECT(crosses->GetValue(e) == (across ? 1 : 0), "periodic: CrossesBoundary of edge %lld",
+      static_cast<long long>(e));
+    crossing += across ? 1 : 0;
+  }
+  EXPECT(crossing > 0, "periodic: no edge crosses the box");
+  vtkDataArray* written = output->GetFieldData()->GetArray("BoxOrigin");
+  EXPECT(written && written->GetNumberOfComponents() == 3 && written->GetComponent(0, 2) == -1.0,
+    "periodic: BoxOrigin in the output");
+
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputConnection(tree->GetOutputPort());
+  clusters->SetThreshold(0.05);
+  clusters->SetMinimumClusterSize(50);
+  clusters->Update();
+  auto* clusterId =
+    vtkIntArray::SafeDownCast(clusters->GetOutput()->GetPointData()->GetArray("ClusterId"));
+  EXPECT(clusterId != nullptr && clusterId->GetNumberOfValues() == points->GetNumberOfPoints(),
+    "periodic clusters: ClusterId");
+  if (clusterId == nullptr || clusterId->GetNumberOfValues() != points->GetNumberOfPoints())
+  {
+    return;
+  }
+  const int clump = clusterId->GetValue(clumpStart);
+  for (vtkIdType k = clumpStart; k < points->GetNumberOfPoints(); ++k)
+  {
+    EXPECT(clusterId->GetValue(k) == clump && clump >= 0, "periodic clusters: point %lld in %d",
+      static_cast<long long>(k), clusterId->GetValue(k));
+  }
+  vtkTable* table = vtkTable::SafeDownCast(clusters->GetOutputDataObject(1));
+  auto* centroid = vtkDoubleArray::SafeDownCast(table->GetColumnByName("Centroid"));
+  auto* lo = vtkDoubleArray::SafeDownCast(table->GetColumnByName("BoundsMin"));
+  auto* hi = vtkDoubleArray::SafeDownCast(table->GetColumnByName("BoundsMax"));
+  if (centroid && lo && hi && clump >= 0)
+  {
+    const double x = centroid->GetComponent(clump, 0);
+    EXPECT(x >= -1.0 && x < 2.0 && std::min(x + 1.0, 2.0 - x) < 0.01,
+      "periodic clusters: centroid x %.17g, expected within 0.01 of the face", x);
+    EXPECT(hi->GetComponent(clump, 0) - lo->GetComponent(clump, 0) < 0.5,
+      "periodic clusters: x bounds [%g, %g] span the box", lo->GetComponent(clump, 0),
+      hi->GetComponent(clump, 0));
+    EXPECT(lo->GetComponent(clump, 0) < -1.0 || hi->GetComponent(clump, 0) > 2.0,
+      "periodic clusters: x bounds [%g, %g] do not reach past the face", lo->GetComponent(clump, 0),
+      hi->GetComponent(clump, 0));
+  }
+  std::printf("periodic box: total %.17g = periodic Prim %.17g, %lld edges cross, backend %s\n",
+    total, prim, static_cast<long long>(crossing), FieldString(output, "EMSTBackend").c_str());
+}
+
 } // namespace
 
 int main()
@@ -910,6 +1036,7 @@ int main()
   TestClusters();
   TestClustersBackend();
   TestNoPointsObject();
+  TestPeriodicBox();
   TestExtremeLengths();
   TestClusterMessages();
   std::printf("%s: %d failure(s)\n", filtertesting::Failures == 0 ? "PASSED" : "FAILED",

@@ -33,6 +33,7 @@
 #include "vtkTable.h"
 #include "vtkUnsignedCharArray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -79,7 +80,9 @@ vtkSmartPointer<vtkPolyData> Blobs(int n, unsigned seed)
   return cloud;
 }
 
-emst::HdbscanOptions OptionsOf(vtkEMSTHdbscanClusters* filter)
+/// The engine's options for the filter's parameters (its Custom box, or `box` when given).
+emst::HdbscanOptions OptionsOf(
+  vtkEMSTHdbscanClusters* filter, const emst::PeriodicBox* box = nullptr)
 {
   emst::HdbscanOptions options;
   options.minimumSamples = static_cast<std::size_t>(filter->GetMinimumSamples());
@@ -90,18 +93,46 @@ emst::HdbscanOptions OptionsOf(vtkEMSTHdbscanClusters* filter)
   options.parameters.clusterSelectionEpsilon = filter->GetClusterSelectionEpsilon();
   options.parameters.allowSingleCluster = filter->GetAllowSingleCluster();
   options.engine.backend = emst::Backend::Cpu;
+  if (box != nullptr)
+  {
+    options.engine.box = *box;
+  }
+  else if (filter->GetPeriodicBoxMode() == vtkEMSTHdbscanClusters::BOX_CUSTOM)
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      options.engine.box.origin[a] = filter->GetBoxOrigin()[a];
+      options.engine.box.size[a] = filter->GetBoxSize()[a];
+    }
+  }
   return options;
 }
 
 /// The filter's outputs against the engine run on `points` (the points in the tree, in output
-/// order: `outputId[k]` is tree point k's output id; the other output points must be left out).
+/// order: `outputId[k]` is tree point k's output id; the other output points must be left out),
+/// in the engine's periodic `box` when given (else the filter's Custom one, if any). In a box the
+/// table's centroid is checked as the mean of each point's image nearest the cluster's first
+/// point (wrapped into the box), moved by whole periods into the box: clusters smaller than half
+/// the box.
 void CheckAgainstEngine(vtkEMSTHdbscanClusters* filter, const std::vector<float>& points,
-  const std::vector<vtkIdType>& outputId, const char* label)
+  const std::vector<vtkIdType>& outputId, const char* label, const emst::PeriodicBox* box = nullptr)
 {
   emst::PointCloudView view;
   view.data = points.data();
   view.count = points.size() / 3;
-  const emst::HdbscanResult expected = emst::computeHdbscan(view, OptionsOf(filter));
+  const emst::HdbscanOptions options = OptionsOf(filter, box);
+  const emst::PeriodicBox& period = options.engine.box;
+  auto wrap = [&period](double x, int a)
+  {
+    const double l = period.size[a];
+    return l > 0.0 ? x - l * std::floor((x - period.origin[a]) / l) : x;
+  };
+  auto image = [&period](double d, int a)
+  {
+    const double l = period.size[a];
+    return l > 0.0 ? d - l * std::nearbyint(d / l) : d;
+  };
+  const emst::HdbscanResult expected = emst::computeHdbscan(view, options);
   vtkPolyData* output = filter->GetOutput(0);
   auto* id = vtkIntArray::SafeDownCast(output->GetPointData()->GetArray("ClusterId"));
   auto* probability = vtkDoubleArray::SafeDownCast(output->GetPointData()->GetArray("Probability"));
@@ -168,6 +199,12 @@ void CheckAgainstEngine(vtkEMSTHdbscanClusters* filter, const std::vector<float>
     const vtkIdType r = static_cast<vtkIdType>(c);
     double sum[3] = { 0, 0, 0 };
     vtkIdType size = 0;
+    double first[3];
+    output->GetPoint(outputId[expected.clustering.clusters[c].firstPoint], first);
+    for (int a = 0; a < 3; ++a)
+    {
+      first[a] = wrap(first[a], a);
+    }
     for (vtkIdType o = 0; o < output->GetNumberOfPoints(); ++o)
     {
       if (id->GetValue(o) == static_cast<int>(c))
@@ -176,10 +213,14 @@ void CheckAgainstEngine(vtkEMSTHdbscanClusters* filter, const std::vector<float>
         output->GetPoint(o, p);
         for (int a = 0; a < 3; ++a)
         {
-          sum[a] += p[a];
+          sum[a] += first[a] + image(p[a] - first[a], a);
         }
         ++size;
       }
+    }
+    for (int a = 0; a < 3 && size > 0; ++a)
+    {
+      sum[a] = wrap(sum[a] / size, a) * size;
     }
     const emst::HdbscanCluster& e = expected.clustering.clusters[c];
     EXPECT(table->GetValueByName(r, "Size").ToLongLong() == size &&
@@ -190,7 +231,8 @@ void CheckAgainstEngine(vtkEMSTHdbscanClusters* filter, const std::vector<float>
     {
       EXPECT(std::abs(centroid->GetComponent(r, a) - sum[a] / size) <=
           1e-9 * (1 + std::abs(sum[a] / size)),
-        "%s: cluster %zu centroid", label, c);
+        "%s: cluster %zu centroid %g, expected %g (axis %d)", label, c,
+        centroid->GetComponent(r, a), sum[a] / size, a);
     }
     EXPECT(table->GetValueByName(r, "Stability").ToDouble() == e.stability &&
         table->GetValueByName(r, "BirthLambda").ToDouble() == e.birthLambda &&
@@ -399,6 +441,138 @@ void TestErrorsAndCancel()
   EXPECT(cancelled->GetOutput()->GetNumberOfPoints() == 2000, "no recovery after the cancel");
 }
 
+/// A ball across the corner of a box of 10 (points 0 to 159, wrapped into the 8 corners) and one
+/// in the middle (160 to 319): float32. No background: each cluster is its ball, smaller than
+/// half the box (CheckAgainstEngine's centroids).
+vtkSmartPointer<vtkPolyData> CornerBalls(unsigned seed)
+{
+  std::mt19937 random(seed);
+  std::normal_distribution<double> normal(0.0, 0.25);
+  vtkNew<vtkPoints> points;
+  points->SetDataType(VTK_FLOAT);
+  for (int k = 0; k < 320; ++k)
+  {
+    double p[3];
+    for (double& x : p)
+    {
+      x = (k < 160 ? 0.0 : 5.0) + normal(random);
+      x = x < 0.0 ? x + 10.0 : x;
+    }
+    points->InsertNextPoint(p);
+  }
+  auto cloud = vtkSmartPointer<vtkPolyData>::New();
+  cloud->SetPoints(points);
+  return cloud;
+}
+
+void TestPeriodicBox()
+{
+  // HDBSCAN* in a periodic box: the filter against the engine in the same box (Custom, then From
+  // Input), the corner ball one cluster (and exactly 2 clusters) with an unwrapped centroid at the
+  // corner and bounds across the faces, the
+  // CrossesBoundary flags and the box in the field data; without the box, a new tree and the
+  // ball in pieces; an invalid box: an error and empty outputs.
+  auto cloud = CornerBalls(7);
+  vtkNew<vtkDoubleArray> size;
+  size->SetName("BoxSize");
+  size->InsertNextValue(10.0);
+  cloud->GetFieldData()->AddArray(size);
+  const std::vector<float> points = PointsOf(cloud);
+  const std::vector<vtkIdType> ids = Identity(cloud->GetNumberOfPoints());
+  vtkNew<vtkEMSTHdbscanClusters> filter;
+  filter->SetInputData(cloud);
+  filter->SetBackendToCPU();
+  filter->SetMinimumSamples(10);
+  filter->SetMinimumClusterSize(10);
+  filter->SetPeriodicBoxModeToCustom();
+  filter->SetBoxSize(10, 10, 10);
+  filter->Update();
+  CheckAgainstEngine(filter, points, ids, "periodic, custom box");
+  vtkPolyData* output = filter->GetOutput();
+  auto* id = vtkIntArray::SafeDownCast(output->GetPointData()->GetArray("ClusterId"));
+  auto* crosses =
+    vtkUnsignedCharArray::SafeDownCast(output->GetCellData()->GetArray("CrossesBoundary"));
+  auto* table = vtkTable::SafeDownCast(filter->GetOutputDataObject(1));
+  EXPECT(id && table && table->GetNumberOfRows() == 2, "periodic: not 2 clusters");
+  if (!(id && table && crosses && table->GetNumberOfRows() == 2))
+  {
+    EXPECT(crosses, "periodic: no CrossesBoundary");
+    return;
+  }
+  int corner = id->GetValue(0);
+  bool oneCluster = corner >= 0;
+  for (vtkIdType k = 0; k < 160; ++k)
+  {
+    oneCluster = oneCluster && id->GetValue(k) == corner;
+  }
+  EXPECT(oneCluster, "periodic: the corner ball is not one cluster");
+  auto* centroid = vtkDoubleArray::SafeDownCast(table->GetColumnByName("Centroid"));
+  auto* lo = vtkDoubleArray::SafeDownCast(table->GetColumnByName("BoundsMin"));
+  auto* hi = vtkDoubleArray::SafeDownCast(table->GetColumnByName("BoundsMax"));
+  for (int a = 0; a < 3 && oneCluster; ++a)
+  {
+    const double c = centroid->GetComponent(corner, a);
+    EXPECT(std::min(c, 10.0 - c) < 0.1 && c >= 0.0 && c < 10.0,
+      "periodic: corner centroid %g on axis %d", c, a);
+    EXPECT(hi->GetComponent(corner, a) - lo->GetComponent(corner, a) < 3.0 &&
+        (lo->GetComponent(corner, a) < 0.0 || hi->GetComponent(corner, a) > 10.0),
+      "periodic: corner bounds [%g, %g] on axis %d", lo->GetComponent(corner, a),
+      hi->GetComponent(corner, a), a);
+  }
+  const double cornerCentroid[3] = { centroid->GetComponent(corner, 0),
+    centroid->GetComponent(corner, 1), centroid->GetComponent(corner, 2) };
+  vtkIdType crossing = 0;
+  for (vtkIdType e = 0; e < crosses->GetNumberOfValues(); ++e)
+  {
+    crossing += crosses->GetValue(e);
+  }
+  EXPECT(crossing > 0 && crosses->GetNumberOfValues() == output->GetNumberOfLines(),
+    "periodic: %lld crossing lines of %lld", static_cast<long long>(crossing),
+    static_cast<long long>(output->GetNumberOfLines()));
+  vtkDataArray* boxSize = output->GetFieldData()->GetArray("BoxSize");
+  EXPECT(boxSize && boxSize->GetNumberOfComponents() == 3 && boxSize->GetComponent(0, 1) == 10.0,
+    "periodic: no BoxSize in the field data");
+
+  // The same box from the input's field data: the same tree, no new run.
+  filter->SetPeriodicBoxModeToFromInput();
+  filter->Update();
+  const emst::PeriodicBox cube = { { 0, 0, 0 }, { 10, 10, 10 } };
+  CheckAgainstEngine(filter, points, ids, "periodic, box from the input", &cube);
+  EXPECT(filter->GetTreeRuns() == 1, "periodic: %d trees for one box", filter->GetTreeRuns());
+
+  // No box: a new tree, and the corner ball falls into pieces.
+  filter->SetPeriodicBoxModeToOff();
+  filter->Update();
+  const emst::PeriodicBox none;
+  CheckAgainstEngine(filter, points, ids, "the same points without the box", &none);
+  id = vtkIntArray::SafeDownCast(filter->GetOutput()->GetPointData()->GetArray("ClusterId"));
+  bool split = false;
+  for (vtkIdType k = 1; id && k < 160; ++k)
+  {
+    split = split || id->GetValue(k) != id->GetValue(0);
+  }
+  EXPECT(split && filter->GetTreeRuns() == 2, "open: the corner ball is one cluster (%d trees)",
+    filter->GetTreeRuns());
+
+  // An invalid box: an error, empty outputs with the periodic arrays.
+  int errors = 0;
+  vtkNew<vtkCallbackCommand> onError;
+  onError->SetCallback(OnError);
+  onError->SetClientData(&errors);
+  filter->AddObserver(vtkCommand::ErrorEvent, onError);
+  filter->SetPeriodicBoxModeToCustom();
+  filter->SetBoxSize(10, -1, 10);
+  filter->Update();
+  EXPECT(errors == 1 && filter->GetOutput()->GetNumberOfPoints() == 0 &&
+      filter->GetOutput()->GetCellData()->GetArray("CrossesBoundary") != nullptr &&
+      HasMessage(filter->GetOutput(), "Periodic box"),
+    "an invalid box: %d errors, %lld points", errors,
+    static_cast<long long>(filter->GetOutput()->GetNumberOfPoints()));
+  std::printf("HDBSCAN Clusters in a periodic box: %lld crossing lines, corner centroid (%g, %g, "
+              "%g)\n",
+    static_cast<long long>(crossing), cornerCentroid[0], cornerCentroid[1], cornerCentroid[2]);
+}
+
 } // namespace
 
 int main()
@@ -406,6 +580,7 @@ int main()
   TestAgainstEngineAndRecut();
   TestGhostsAndComposite();
   TestErrorsAndCancel();
+  TestPeriodicBox();
   std::printf("%s: %d failure(s)\n", filtertesting::Failures == 0 ? "PASSED" : "FAILED",
     filtertesting::Failures);
   return filtertesting::Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;

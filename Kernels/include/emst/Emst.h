@@ -63,7 +63,8 @@ struct PointCloudView
 /// double; a length below DBL_MIN is rounded once more to a subnormal; a length above DBL_MAX
 /// (points more than 1.8e308 apart, at most 1.8e308 per axis) is +inf, with a message in
 /// Result::messages. Where the unscaled sqrt(dx*dx + dy*dy + dz*dz) neither overflows nor
-/// underflows it gives the same bits.
+/// underflows it gives the same bits. In a periodic box d is the minimum-image difference of each
+/// axis (see computeEmst), scaled and summed alike.
 struct Edge
 {
   std::uint32_t i = 0;
@@ -101,6 +102,36 @@ private:
 /// cancels, at any call: computeEmst then throws Error(Cancelled).
 using ProgressCallback = std::function<bool(double fraction, const char* step)>;
 
+/// A periodic box (a torus), axis by axis: on an axis with size[a] = L > 0 the coordinates live
+/// on a circle of length L that starts at origin[a], and distances are minimum-image distances;
+/// an axis with size[a] = 0 is not periodic (the default: no box at all). 2D clouds read axes 0
+/// and 1 only. Sizes must be finite and >= 0, and the origin finite on the periodic axes, else
+/// computeEmst throws Error(InvalidInput). Any L works: no assumption that the box is large
+/// compared with the spacing (a lattice of 3 points per side in a box of 3 is a valid input).
+///
+/// Points outside [origin, origin + L) are wrapped into the box, never refused: the engine uses
+/// w = (x - origin) reduced modulo L, and the output keeps
+/// the input's indices and coordinates (the wrapped ones are internal; computeEmst gives the exact
+/// formula). Result::messages says how many points were wrapped (Stats::wrappedPoints).
+struct PeriodicBox
+{
+  double origin[3] = { 0.0, 0.0, 0.0 };
+  double size[3] = { 0.0, 0.0, 0.0 }; ///< the period L of each axis; 0: not periodic
+
+  /// True when one of the first `dimension` axes is periodic.
+  bool isPeriodic(int dimension = 3) const noexcept
+  {
+    for (int a = 0; a < dimension && a < 3; ++a)
+    {
+      if (this->size[a] != 0.0)
+      {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
 /// The most CPU threads Options::cpuThreads may ask for: far more than the hardware threads of any
 /// machine today, and far below the counts at which the OpenMP runtime fails (libgomp crashes
 /// creating 100000 threads).
@@ -109,6 +140,7 @@ constexpr int kMaxCpuThreads = 4096;
 struct Options
 {
   Backend backend = Backend::Auto;
+  PeriodicBox box; ///< periodic boundaries (none by default); see computeEmst
   ProgressCallback progress;
   /// CPU backend threads: 0 = the OpenMP default, else 1 to kMaxCpuThreads (others are
   /// Error(InvalidInput), whatever the backend).
@@ -132,6 +164,7 @@ struct Stats
   std::size_t validPoints = 0;      ///< points with finite coordinates
   std::size_t nonFinitePoints = 0;  ///< left out of the tree (no edges)
   std::size_t duplicatePoints = 0;  ///< extra copies of identical points (joined by 0-length edges)
+  std::size_t wrappedPoints = 0;    ///< points outside a periodic box, wrapped into it
   std::vector<PhaseTime> phases;    ///< compute phases, in order
   double computeMilliseconds = 0.0; ///< points in backend memory -> sorted edges in backend memory
   double uploadMilliseconds = 0.0;  ///< host -> device copy of the points (CUDA, host input)
@@ -156,11 +189,11 @@ struct Result
 ///
 /// Errors (emst::Error): InvalidInput for a null `data` with count > 0 (null with count 0 is an
 /// empty cloud), a dimension other than 2 or 3, a stride below the dimension, 2^32-1 points or
-/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), device
-/// memory given to the CPU backend, or a cpuThreads outside 0 to kMaxCpuThreads; DeviceUnavailable
-/// when CUDA is asked for (Backend::Cuda or device memory) and cannot run; OutOfMemory,
-/// DeviceError, Cancelled as their names say. Backend::Auto turns OutOfMemory and DeviceError of
-/// the GPU into a run on the CPU, with a message.
+/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), a bad
+/// periodic box (PeriodicBox), device memory given to the CPU backend, or a cpuThreads outside 0
+/// to kMaxCpuThreads; DeviceUnavailable when CUDA is asked for (Backend::Cuda or device memory)
+/// and cannot run; OutOfMemory, DeviceError, Cancelled as their names say. Backend::Auto turns
+/// OutOfMemory and DeviceError of the GPU into a run on the CPU, with a message.
 ///
 /// "Exact" means: the edge set is the minimum spanning tree under the order below, whose key is
 /// the squared distance of the input coordinates in double precision: the EMST of the points
@@ -174,6 +207,23 @@ struct Result
 /// the squared distances, and the squares neither overflow nor underflow for any input range.
 /// (The search prunes with float32 distances of coordinates shifted to the bounding box, with
 /// bounds on their rounding wide enough that the keys alone decide.)
+///
+/// In a periodic box (Options::box) the key is the same scaled sum of squares of minimum-image
+/// differences. On a periodic axis of period L and origin o, each coordinate is first wrapped to
+/// its offset in the box, w = x - o, then, only when w < 0 or w >= L: w = fmod(w, L) (exact),
+/// w = w + L when w < 0, and w = 0 when that rounds to L (so 0 <= w < L; -0 counts as 0); then
+///   d = min(|wa - wb|, L - |wa - wb|), every operation rounded to double,
+/// and d * s is squared and summed as above. The axes that are not periodic keep
+/// d = (double)a - (double)b. E is then the largest of the periods and of the extents hi - lo of
+/// the axes that are not periodic. Edge::length is the scaled length of Edge of the same
+/// (unscaled) d: the periodic length, never above sqrt(sum of (L/2)^2) on the periodic axes, never
+/// NaN, +inf only beyond DBL_MAX (possible only through an axis that is not periodic). This
+/// is the exact minimum spanning tree of the points on the torus, for any L (no assumption that L
+/// exceeds twice the longest edge). Points at the same place in the box (equal w on the periodic
+/// axes, equal coordinates elsewhere) are duplicates, joined by 0-length edges.
+/// (The float32 frame spans the box [o, o + L) on a periodic axis, and the search's rounding
+/// bounds cover the extra rounding of L - d: phases/PeriodicMetric.h.)
+///
 /// It does not depend on the backend, the thread count or the run.
 /// Throws emst::Error.
 Result computeEmst(const PointCloudView& points, const Options& options = {});

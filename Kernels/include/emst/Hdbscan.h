@@ -10,7 +10,8 @@
 // hierarchy of that tree (single linkage, condensed tree, cluster selection, labels) is then
 // extracted on the host. Conventions are scikit-learn's sklearn.cluster.HDBSCAN (1.3 and
 // later), checked against it by the tests, except that merges of equal height are taken
-// together; docs/hdbscan.md has the details.
+// together; docs/hdbscan.md has the details. In a periodic box (Options::box) every distance,
+// |a - b| and the core distances alike, is the minimum-image distance of Emst.h (docs/periodic.md).
 //
 // Reference: Campello, Moulavi & Sander 2013 (HDBSCAN); Campello, Moulavi, Zimek & Sander 2015
 // (HDBSCAN*, GLOSH); McInnes & Healy 2017 (accelerated HDBSCAN*); docs/hdbscan.md cites them.
@@ -35,12 +36,14 @@ struct MutualReachabilityTree
   /// The tree as computeEmst gives the EMST (its edges, counts, times and messages), each edge's
   /// length being its mutual reachability distance. validPoints - 1 edges, ordered by
   /// (length, i, j); the tree is the unique minimum spanning tree under the total order
-  /// (key, min(i, j), max(i, j)), key = max(coreKey(i), coreKey(j), Euclidean key(i, j)) in the
-  /// exact keys of Emst.h: the same list, bit for bit, on every backend.
+  /// (key, min(i, j), max(i, j)), key = max(coreKey(i), coreKey(j), key(i, j)) in the exact keys
+  /// of Emst.h (Euclidean, or minimum-image in Options::box), coreKey(p) the k-th smallest key
+  /// from p to every finite point: the same list, bit for bit, on every backend.
   Result tree;
   /// [n] the distance from each point to its k-th nearest point, the point itself and its exact
   /// copies included (so 0 for a point with k copies or more, and for every point when k = 1);
-  /// computed in double from the input coordinates. NaN for non-finite points.
+  /// computed in double from the input coordinates (minimum-image distances in a periodic box,
+  /// where points one period apart are copies). NaN for non-finite points.
   std::vector<double> coreDistance;
 };
 
@@ -77,7 +80,7 @@ struct HdbscanOptions
   /// point itself (scikit-learn's min_samples; the hdbscan package's min_samples is k - 1).
   std::size_t minimumSamples = 5;
   HdbscanParameters parameters;
-  Options engine; ///< backend, threads, progress (the tree's share of it), ...
+  Options engine; ///< backend, threads, progress (the tree's share of it), periodic box, ...
 };
 
 /// One row of the condensed tree, in scikit-learn's layout (its `_condense_tree`): points are

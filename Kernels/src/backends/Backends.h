@@ -41,8 +41,9 @@ void checkPointCount(std::size_t points);
 /// Throws Error(InvalidInput) for a view the engine cannot read (Emst.h's list).
 void validatePoints(const PointCloudView& points);
 
-/// Throws Error(InvalidInput) for options out of range (cpuThreads).
-void validateOptions(const Options& options);
+/// Throws Error(InvalidInput) for options out of range (cpuThreads, the periodic box's axes
+/// below `dimension`).
+void validateOptions(const Options& options, int dimension);
 
 /// The GPU failures after which Auto runs on the CPU instead: too little memory, a device error.
 /// Anything else (bad input, a broken invariant) is reported as it is.
@@ -72,7 +73,7 @@ template <class CpuRun, class CudaRun>
 auto runOnBackend(const PointCloudView& points, const Options& options, CpuRun cpu, CudaRun cuda)
   -> decltype(cpu())
 {
-  validateOptions(options);
+  validateOptions(options, points.dimension);
   bool const onDevice = points.memory == MemorySpace::Device;
   if (options.backend == Backend::Cpu)
   {

@@ -67,6 +67,25 @@ EMST_HD EMST_FORCEINLINE double dsub(double a, double b)
 #endif
 }
 
+/// |a| and the smaller of a and b (neither NaN): exact, so any instruction gives the same bits;
+/// on the device the intrinsics fold into their neighbours (an operand modifier, one FMNMX).
+EMST_HD EMST_FORCEINLINE float fabsExact(float a)
+{
+#if defined(__CUDA_ARCH__)
+  return fabsf(a);
+#else
+  return std::fabs(a);
+#endif
+}
+EMST_HD EMST_FORCEINLINE float fminExact(float a, float b)
+{
+#if defined(__CUDA_ARCH__)
+  return fminf(a, b);
+#else
+  return b < a ? b : a;
+#endif
+}
+
 /// The larger of two floats (never NaN here): one spelling on both backends.
 EMST_HD EMST_FORCEINLINE float fmaxOf(float a, float b)
 {

@@ -6,15 +6,18 @@
 // (scikit-learn's min_samples = k: core(p) is the k-th smallest of the distances from p to all
 // points, p's own 0 included), by a k-nearest-neighbour search over the same hierarchy; then,
 // for the points with copies, the point their copies hang from in the mutual reachability tree
-// (the group rule below). The core keys are exact squared distances, as every other key: the
-// float frame only prunes. Sizes: v finite points, m distinct points, L leaf cells.
+// (the group rule below). The core keys are exact squared distances, as every other key, under the
+// run's base metric (EuclideanMetric, or PeriodicMetric's minimum image in a box: the searches
+// take it as a template argument): the float frame only prunes. Sizes: v finite points, m distinct
+// points, L leaf cells.
 //
 // The group rule (copies under mutual reachability). Identical points are at mutual
 // reachability c = core(x) from each other, not 0, so the duplicates phase's zero-length edges
 // (first copy, later copy) are not the tree's in general. Let x be a distinct point with copies
 // g1 < g2 < ... < gw (input indices; g1 is the point the rounds see), c > 0 its core key, and
 // N the points y of other locations with key(x, y) = max(c, core(y), |x - y|^2) = c, that is
-// core(y) <= c and |x - y|^2 <= c (exact keys). Under the total order (key, min id, max id):
+// core(y) <= c and |x - y|^2 <= c (exact keys; |x - y| the base metric's distance, minimum-image
+// in a periodic box: nothing below depends on which). Under the total order (key, min id, max id):
 //   1. No edge at a copy has a key below c, so every gi is alone when Kruskal reaches key c,
 //      and its first edge there, (a, gi) with a the smallest id among its key-c neighbours,
 //      joins it: a = min(g1, min N) for every i >= 2 (and for g1 too when min N < g1).
@@ -130,24 +133,23 @@ private:
   }
 };
 
-/// What the core searches read: the Euclidean search context (its round fields unused), the
-/// multiplicities and k.
-template <class T, int Dim>
+/// What the core searches read: the search context of the run's base metric (Euclidean, or
+/// periodic in a box; its round fields unused), the multiplicities and k.
+template <class Metric>
 struct CoreContext
 {
-  using Metric = EuclideanMetric<T, Dim>;
   SearchContext<Metric> search;
   const std::uint32_t* multiplicityOfPoint; ///< [m]
   std::uint32_t k;
 };
 
 /// What the core phase's searches share: a query point walking the hierarchy (Hierarchy.h's
-/// visitors) with Euclidean box bounds, pruned beyond its limit.
-template <class T, int Dim>
-struct EuclideanWalk
+/// visitors) with the base metric's box bounds, pruned beyond its limit.
+template <class Metric>
+struct BaseWalk
 {
-  using Metric = EuclideanMetric<T, Dim>;
-  const CoreContext<T, Dim>* ctx;
+  static constexpr int Dim = Metric::kDim;
+  const CoreContext<Metric>* ctx;
   typename Metric::Query q;
   Index p;
   float limitValue;
@@ -157,19 +159,23 @@ struct EuclideanWalk
     return ctx->search.metric.boxDistance2(q, n, node, slot);
   }
   EMST_HD EMST_FORCEINLINE float limit() const { return this->limitValue; }
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
+  {
+    return ctx->search.metric.ballClearOfFaces(x, this->limitValue, ctx->search.tolerance);
+  }
 };
 
 /// One point's k-nearest-neighbour search: every other distinct point within the limit offers
 /// its exact key with its multiplicity; once `need` copies are held the limit is the window of
 /// the need-th key (anything beyond it is farther).
-template <class T, int Dim, int Capacity>
-struct NeighbourSearch : EuclideanWalk<T, Dim>
+template <class Metric, int Capacity>
+struct NeighbourSearch : BaseWalk<Metric>
 {
   NearestKeys<Capacity> keys;
 
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    const SearchContext<EuclideanMetric<T, Dim>>& s = this->ctx->search;
+    const SearchContext<Metric>& s = this->ctx->search;
     Index const end = s.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
@@ -196,10 +202,10 @@ struct NeighbourSearch : EuclideanWalk<T, Dim>
 /// Core keys, one distinct point per thread: 0 with k copies or more, else the (k - w)-th
 /// smallest key to the other points (w the point's copies), counting multiplicities; +inf when
 /// there are fewer points than that (the caller rules it out first).
-template <class T, int Dim, int Capacity>
+template <class Metric, int Capacity>
 struct FindCoreDistance
 {
-  CoreContext<T, Dim> ctx;
+  CoreContext<Metric> ctx;
   double* coreKeyOfPoint;  ///< [m]
   float* coreBoundOfPoint; ///< [m] floatAtLeast of the key
 
@@ -213,9 +219,9 @@ struct FindCoreDistance
       coreBoundOfPoint[p] = 0.0f;
       return;
     }
-    const SearchContext<EuclideanMetric<T, Dim>>& s = ctx.search;
+    const SearchContext<Metric>& s = ctx.search;
     PointRecord const self = s.points.recordOfPoint[p];
-    NeighbourSearch<T, Dim, Capacity> search; // default-initialised: the heap is not zeroed
+    NeighbourSearch<Metric, Capacity> search; // default-initialised: the heap is not zeroed
     search.ctx = &ctx;
     search.q = s.metric.query(self, p);
     search.p = p;
@@ -227,7 +233,7 @@ struct FindCoreDistance
     search.scanLeaf(leaf);
     if (s.cells.leaves > 1)
     {
-      searchUpwards(s.tree, leaf, self.x, s.latticeScale, true, search);
+      searchUpwards(s.tree, leaf, self.x, s.latticeScale, Metric::kBallInCellStops, search);
     }
     double const core =
       search.keys.full() ? search.keys.top() : static_cast<double>(floatInfinity());
@@ -239,8 +245,8 @@ struct FindCoreDistance
 /// The group rule's range search for one point with copies (limit: the window of `core`, beyond
 /// which keys are larger): the smallest input index among the points y of other locations with
 /// core(y) <= c and |x - y|^2 <= c, below `best` (which starts at the first copy's index).
-template <class T, int Dim>
-struct AnchorSearch : EuclideanWalk<T, Dim>
+template <class Metric>
+struct AnchorSearch : BaseWalk<Metric>
 {
   const double* coreKeyOfPoint;
   double core;
@@ -248,7 +254,7 @@ struct AnchorSearch : EuclideanWalk<T, Dim>
 
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    const SearchContext<EuclideanMetric<T, Dim>>& s = this->ctx->search;
+    const SearchContext<Metric>& s = this->ctx->search;
     Index const end = s.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
@@ -268,17 +274,17 @@ struct AnchorSearch : EuclideanWalk<T, Dim>
 
 /// anchorOfPoint[p]: the input index the later copies of p hang from (the group rule above); the
 /// first copy's own index for points without copies or with core 0.
-template <class T, int Dim>
+template <class Metric>
 struct FindCopyAnchor
 {
-  CoreContext<T, Dim> ctx;
+  CoreContext<Metric> ctx;
   const double* coreKeyOfPoint; ///< [m]
   Index* anchorOfPoint;         ///< [m]
 
   EMST_HD void operator()(std::size_t index) const
   {
     Index const p = static_cast<Index>(index);
-    const SearchContext<EuclideanMetric<T, Dim>>& s = ctx.search;
+    const SearchContext<Metric>& s = ctx.search;
     Index const first = s.points.inputOfPoint[p];
     double const core = coreKeyOfPoint[p];
     anchorOfPoint[p] = first;
@@ -287,7 +293,7 @@ struct FindCopyAnchor
       return;
     }
     PointRecord const self = s.points.recordOfPoint[p];
-    AnchorSearch<T, Dim> search;
+    AnchorSearch<Metric> search;
     search.ctx = &ctx;
     search.q = s.metric.query(self, p);
     search.p = p;
@@ -300,7 +306,7 @@ struct FindCopyAnchor
     search.scanLeaf(leaf);
     if (s.cells.leaves > 1)
     {
-      searchUpwards(s.tree, leaf, self.x, s.latticeScale, true, search);
+      searchUpwards(s.tree, leaf, self.x, s.latticeScale, Metric::kBallInCellStops, search);
     }
     anchorOfPoint[p] = search.best;
   }
@@ -324,16 +330,15 @@ struct CoreDistances
 /// The core distances of the distinct points for k = `minimumSamples` (at most
 /// kMaxMinimumSamples, and at most v: checked by the caller), and the copies' anchors when
 /// there are copies.
-template <class Exec, class T, int Dim>
-CoreDistances<Exec> computeCoreDistances(Exec& exec,
-  const SearchContext<EuclideanMetric<T, Dim>>& search, const std::uint32_t* multiplicityOfPoint,
-  std::size_t minimumSamples, bool copies)
+template <class Exec, class Metric>
+CoreDistances<Exec> computeCoreDistances(Exec& exec, const SearchContext<Metric>& search,
+  const std::uint32_t* multiplicityOfPoint, std::size_t minimumSamples, bool copies)
 {
   std::size_t const m = search.points.count;
   CoreDistances<Exec> cores(exec);
   cores.coreKeyOfPoint = Buffer<double, Exec>(exec, m);
   cores.coreBoundOfPoint = Buffer<float, Exec>(exec, m);
-  CoreContext<T, Dim> const ctx{ search, multiplicityOfPoint,
+  CoreContext<Metric> const ctx{ search, multiplicityOfPoint,
     static_cast<std::uint32_t>(minimumSamples) };
   {
     auto const range = exec.range("k nearest");
@@ -341,13 +346,13 @@ CoreDistances<Exec> computeCoreDistances(Exec& exec,
     if (minimumSamples <= 32)
     {
       exec.forEach(m,
-        FindCoreDistance<T, Dim, 32>{
+        FindCoreDistance<Metric, 32>{
           ctx, cores.coreKeyOfPoint.data(), cores.coreBoundOfPoint.data() });
     }
     else
     {
       exec.forEach(m,
-        FindCoreDistance<T, Dim, static_cast<int>(kMaxMinimumSamples)>{
+        FindCoreDistance<Metric, static_cast<int>(kMaxMinimumSamples)>{
           ctx, cores.coreKeyOfPoint.data(), cores.coreBoundOfPoint.data() });
     }
   }
@@ -356,7 +361,7 @@ CoreDistances<Exec> computeCoreDistances(Exec& exec,
     auto const range = exec.range("copy anchors");
     cores.anchorOfPoint = Buffer<Index, Exec>(exec, m);
     exec.forEach(
-      m, FindCopyAnchor<T, Dim>{ ctx, cores.coreKeyOfPoint.data(), cores.anchorOfPoint.data() });
+      m, FindCopyAnchor<Metric>{ ctx, cores.coreKeyOfPoint.data(), cores.anchorOfPoint.data() });
   }
   return cores;
 }

@@ -3,7 +3,8 @@
 //
 // Phase 2, duplicates: identical points are joined first by zero-length edges to the copy with
 // the smallest input index (the unique MST under our total order does exactly that), and the
-// search then runs on distinct points only.
+// search then runs on distinct points only. Identical means at the same place (Frame::place: the
+// input coordinates, wrapped into the box on a periodic axis), i.e. at key 0.
 // Sizes: v finite points (Morton order), r of them sharing their code, d later copies,
 // m = v - d distinct points.
 #pragma once
@@ -37,7 +38,7 @@ struct SharesCode
 struct DuplicateKey
 {
   std::uint64_t code;
-  double x[3]; ///< input coordinates: identical means identical in the input
+  double x[3]; ///< the point's places: identical means at the same place
   Index point;
 };
 
@@ -64,6 +65,7 @@ template <class T, int Dim>
 struct MakeDuplicateKey
 {
   InputPoints<T, Dim> input;
+  Frame frame;
   const Index* slotOfRun;     ///< [r] sorted positions that share their code
   const std::uint64_t* code;  ///< [v]
   const Index* pointOfSorted; ///< [v]
@@ -74,7 +76,7 @@ struct MakeDuplicateKey
     DuplicateKey k;
     k.code = code[s];
     k.point = pointOfSorted[s];
-    input.load(k.point, k.x);
+    input.place(k.point, frame, k.x);
     keyOfRun[r] = k;
   }
 };
@@ -95,6 +97,7 @@ template <class T, int Dim>
 struct MarkCopies
 {
   InputPoints<T, Dim> input;
+  Frame frame;
   const std::uint64_t* code;  ///< [v]
   const Index* pointOfSorted; ///< [v]
   Index* headOfSorted;        ///< [v]
@@ -104,8 +107,8 @@ struct MarkCopies
     if (s > 0 && code[s] == code[s - 1])
     {
       double a[3], b[3];
-      input.load(pointOfSorted[s], a);
-      input.load(pointOfSorted[s - 1], b);
+      input.place(pointOfSorted[s], frame, a);
+      input.place(pointOfSorted[s - 1], frame, b);
       copy = a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
     }
     headOfSorted[s] = copy ? 0u : static_cast<Index>(s);
@@ -203,15 +206,16 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
         policy, Counting(0), Counting(v), slotOfRun.data(), SharesCode{ codeOfSorted.data(), v });
       Buffer<DuplicateKey, Exec> keyOfRun(exec, sharing);
       exec.forEach(sharing,
-        MakeDuplicateKey<T, Dim>{
-          input, slotOfRun.data(), codeOfSorted.data(), pointOfSorted.data(), keyOfRun.data() });
+        MakeDuplicateKey<T, Dim>{ input, framed.frame, slotOfRun.data(), codeOfSorted.data(),
+          pointOfSorted.data(), keyOfRun.data() });
       thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
       exec.forEach(
         sharing, ScatterDuplicateKey{ slotOfRun.data(), keyOfRun.data(), pointOfSorted.data() });
     }
     Buffer<Index, Exec> headOfSorted(exec, v);
     exec.forEach(v,
-      MarkCopies<T, Dim>{ input, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data() });
+      MarkCopies<T, Dim>{
+        input, framed.frame, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data() });
     thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
       thrust::maximum<Index>());
     copies = static_cast<std::size_t>(

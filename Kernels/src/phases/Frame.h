@@ -31,10 +31,43 @@ namespace detail
 /// underflow, turning distances into false ties.
 constexpr int kFrameExponent = 62;
 
+/// Wraps an offset w = x - origin into [0, L): Emst.h's formula, the same bits on both backends
+/// (fmod is exact; only points outside the box take that path).
+EMST_HD EMST_FORCEINLINE double wrapOffset(double w, double period)
+{
+  if (w < 0.0 || w >= period)
+  {
+    w = fmod(w, period);
+    if (w < 0.0)
+    {
+      w = dadd(w, period);
+    }
+    if (w >= period)
+    {
+      w = 0.0; // w + L rounded up to L: the place at the origin
+    }
+  }
+  return w == 0.0 ? 0.0 : w; // -0 -> +0: identical places compare and code alike
+}
+
 struct Frame
 {
-  double lo[3];
-  double scale;
+  double lo[3]; ///< the box's origin on a periodic axis, else the finite points' least coordinate
+  double scale; ///< a power of two: frame units per input unit
+  double period[3]; ///< the box's size L on a periodic axis (input units), 0 on the others
+
+  EMST_HD bool periodic() const { return period[0] > 0.0 || period[1] > 0.0 || period[2] > 0.0; }
+  /// Where the metric sees coordinate x of axis a: on a periodic axis its offset in the box,
+  /// wrapped into [0, L); elsewhere x itself. Points at key 0 are exactly those at equal places.
+  EMST_HD EMST_FORCEINLINE double place(double x, int a) const
+  {
+    return period[a] > 0.0 ? wrapOffset(dsub(x, lo[a]), period[a]) : x;
+  }
+  /// The offset of x from the frame's corner, in input units (scaled, it is a frame coordinate).
+  EMST_HD EMST_FORCEINLINE double offset(double x, int a) const
+  {
+    return period[a] > 0.0 ? wrapOffset(dsub(x, lo[a]), period[a]) : dsub(x, lo[a]);
+  }
 };
 
 /// The caller's points, in their own type and layout. `data` is in backend memory.
@@ -60,17 +93,25 @@ struct InputPoints
     }
     return true;
   }
-  /// Coordinates in the engine's frame, rounded to float: one formula for the codes, the
-  /// records and the duplicate test, on both backends.
+  /// Coordinates in the engine's frame, rounded to float: one formula for the codes and the
+  /// records, on both backends. On a periodic axis the point is wrapped into the box first.
   EMST_HD void shifted(std::size_t i, const Frame& frame, float* out) const
   {
     for (int a = 0; a < Dim; ++a)
     {
-      out[a] = static_cast<float>((coordinate(i, a) - frame.lo[a]) * frame.scale);
+      out[a] = static_cast<float>(dmul(frame.offset(coordinate(i, a), a), frame.scale));
     }
     for (int a = Dim; a < 3; ++a)
     {
       out[a] = 0.0f;
+    }
+  }
+  /// The point's places (Frame::place; unused axes 0): the duplicate test compares these.
+  EMST_HD void place(std::size_t i, const Frame& frame, double* out) const
+  {
+    for (int a = 0; a < 3; ++a)
+    {
+      out[a] = a < Dim ? frame.place(coordinate(i, a), a) : 0.0;
     }
   }
   /// The point's coordinates in double (unused axes 0).
@@ -145,6 +186,30 @@ struct BoxUnion
   }
 };
 
+/// 1 for a finite point outside the periodic box on some periodic axis (it gets wrapped).
+template <class T, int Dim>
+struct OutsideBox
+{
+  InputPoints<T, Dim> input;
+  Frame frame;
+  EMST_HD bool operator()(std::size_t i) const
+  {
+    if (!input.isFinite(i))
+    {
+      return false;
+    }
+    for (int a = 0; a < Dim; ++a)
+    {
+      double const w = dsub(input.coordinate(i, a), frame.lo[a]);
+      if (frame.period[a] > 0.0 && (w < 0.0 || w >= frame.period[a]))
+      {
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
 /// Quantisation of shifted coordinates to the Morton lattice of the bounding cube (the largest
 /// extent on every axis: cells are cubes, and a flat or linear cloud never gets zero-size cells).
 template <int Dim>
@@ -196,27 +261,33 @@ struct FramedPoints
   {
   }
 
-  std::size_t finitePoints = 0; ///< v
+  std::size_t finitePoints = 0;  ///< v
+  std::size_t wrappedPoints = 0; ///< finite points outside the periodic box
   Frame frame{};
   Quantizer<Dim> quantizer{};
-  float scaledExtent = 0.0f;                ///< the box's largest extent, in frame units
-  Buffer<Index, Exec> pointOfSorted;        ///< [v] input index of each finite point
-  Buffer<std::uint64_t, Exec> codeOfSorted; ///< [v] its Morton code (sorted by sortByCode)
+  float scaledExtent = 0.0f; ///< the frame's largest extent (a period or a box extent), frame units
+  float periodInFrame[3] = { 0.0f, 0.0f, 0.0f }; ///< float(L * scale) per periodic axis, else +inf
+  Buffer<Index, Exec> pointOfSorted;             ///< [v] input index of each finite point
+  Buffer<std::uint64_t, Exec> codeOfSorted;      ///< [v] its Morton code (sorted by sortByCode)
 
-  /// The frame's Tolerance; needs two distinct points (scaledExtent > 0).
+  /// The frame's Tolerance; needs two distinct points or a periodic axis (scaledExtent > 0).
   Tolerance tolerance() const
   {
     // A frame coordinate is within half an ulp of the largest one (2^(e-24), e = its
     // exponent) of its exact value: two points' difference within sqrt(Dim) 2^(e-23) < 2^(e-22).
-    return Tolerance{ std::max(std::ldexp(1.0f, std::ilogb(this->scaledExtent) - 22), 0x1p-60f) };
+    // A periodic axis adds the rounding of P and of P - d: 2^(e-20) (phases/PeriodicMetric.h).
+    int const bits = this->frame.periodic() ? 20 : 22;
+    return Tolerance{ std::max(std::ldexp(1.0f, std::ilogb(this->scaledExtent) - bits), 0x1p-60f) };
   }
 };
 
 /// The box of the finite points (and how many there are), then, with two or more, their input
-/// indices and the frame and lattice of the box. Throws InvalidInput when the box's extent
-/// overflows double precision.
+/// indices and the frame and lattice of the box: on a periodic axis the periodic box
+/// [origin, origin + L) (Options::box, validated), elsewhere the points' extent. Throws
+/// InvalidInput when an extent, or a point's offset from a periodic origin, overflows double.
 template <class Exec, class T, int Dim>
-FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input, std::size_t n)
+FramedPoints<Exec, Dim> frameInput(
+  Exec& exec, const InputPoints<T, Dim>& input, std::size_t n, const PeriodicBox& periodicBox)
 {
   auto policy = exec.policy();
   FramedPoints<Exec, Dim> framed(exec);
@@ -240,11 +311,22 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
     thrust::copy_if(policy, Counting(0), Counting(n), framed.pointOfSorted.data(),
       IsFinitePoint<T, Dim>{ input });
   }
-  Frame frame{ { box.lo[0], box.lo[1], box.lo[2] }, 1.0 };
+  Frame frame{ { box.lo[0], box.lo[1], box.lo[2] }, 1.0, { 0.0, 0.0, 0.0 } };
   double extent = 0.0;
   for (int a = 0; a < Dim; ++a)
   {
-    extent = std::max(extent, box.hi[a] - box.lo[a]);
+    double const period = periodicBox.size[a];
+    if (period > 0.0)
+    {
+      frame.lo[a] = periodicBox.origin[a];
+      frame.period[a] = period;
+      if (!std::isfinite(box.lo[a] - frame.lo[a]) || !std::isfinite(box.hi[a] - frame.lo[a]))
+      {
+        throw Error(ErrorCode::InvalidInput,
+          "the coordinates' offsets from the periodic box's origin overflow double precision");
+      }
+    }
+    extent = std::max(extent, period > 0.0 ? period : box.hi[a] - box.lo[a]);
   }
   if (!std::isfinite(extent))
   {
@@ -258,8 +340,29 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   float scaledExtent = 0.0f;
   for (int a = 0; a < Dim; ++a)
   {
-    scaledExtent =
-      std::max(scaledExtent, static_cast<float>((box.hi[a] - box.lo[a]) * frame.scale));
+    // Frame coordinates on a periodic axis are float(w * scale) with 0 <= w < L, so they lie in
+    // [0, float(L * scale)] (rounding is monotone): the period in frame units bounds them.
+    float const axisExtent = frame.period[a] > 0.0
+      ? static_cast<float>(frame.period[a] * frame.scale)
+      : static_cast<float>((box.hi[a] - box.lo[a]) * frame.scale);
+    framed.periodInFrame[a] = frame.period[a] > 0.0 ? axisExtent : floatInfinity();
+    scaledExtent = std::max(scaledExtent, axisExtent);
+  }
+  for (int a = Dim; a < 3; ++a)
+  {
+    framed.periodInFrame[a] = floatInfinity();
+  }
+  bool anyOutside = false; // from the bounding box: most boxes hold all their points
+  for (int a = 0; a < Dim; ++a)
+  {
+    anyOutside = anyOutside ||
+      (frame.period[a] > 0.0 &&
+        (box.lo[a] < frame.lo[a] || dsub(box.hi[a], frame.lo[a]) >= frame.period[a]));
+  }
+  if (anyOutside)
+  {
+    framed.wrappedPoints = static_cast<std::size_t>(
+      thrust::count_if(policy, Counting(0), Counting(n), OutsideBox<T, Dim>{ input, frame }));
   }
   framed.frame = frame;
   framed.scaledExtent = scaledExtent;

@@ -269,7 +269,9 @@ struct LeastSummary
 // A search is a Visitor: `float bound(const TreeNode<Dim>& n, Index node, int slot)`, a float
 // distance at most that of anything under the child slot (floatInfinity() to skip it);
 // `float limit()`, beyond which nothing can matter any more (it only shrinks as the search goes);
-// `void scanLeaf(Index leaf)`, every point of a leaf.
+// `void scanLeaf(Index leaf)`, every point of a leaf; for searchUpwards also
+// `bool ballClearOfFaces(const float* q)`, the metric's condition added to the early stop (its
+// ballClearOfFaces at the visitor's limit: always true without periodic faces).
 
 /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit), nearer child
 /// first, pruning every child whose bound exceeds the visitor's limit.
@@ -355,8 +357,8 @@ EMST_HD bool ballInsideCell(std::uint64_t cell, const float* q, float limit, flo
 /// The search of a point of `leaf` (frame coordinates q), after its own leaf: up the radix tree,
 /// searching each sibling subtree within the limit, until the root, or (when `ballStops`, valid
 /// for metrics whose distances are at least the Euclidean ones) until the ball of the limit lies
-/// inside the Morton cell searched so far: every point outside it is then farther.
-/// Needs two leaves or more.
+/// inside the Morton cell searched so far and the visitor's metric sees no periodic face within it
+/// (ballClearOfFaces): every point outside it is then farther. Needs two leaves or more.
 template <int Dim, class Visitor>
 EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, Index leaf,
   const float* q, float latticeScale, bool ballStops, Visitor& visitor)
@@ -372,7 +374,8 @@ EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, In
     }
     up = tree.parentOfNode[node];
     if (up == kNone ||
-      (ballStops && ballInsideCell<Dim>(tree.cellOfNode[node], q, visitor.limit(), latticeScale)))
+      (ballStops && ballInsideCell<Dim>(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
+        visitor.ballClearOfFaces(q)))
     {
       break;
     }

@@ -2,21 +2,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The metric: what the search, FindMin2 and the output ask of distances, in one small value
-// type that the functors carry (template argument and member). EuclideanMetric is the EMST's,
-// MutualReachabilityMetric HDBSCAN*'s; the periodic box plugs in here too, not into copies of
-// the search:
-//
-// Periodic boxes (minimum image; the period given in frame units for the floats and in input
-// units for the exact key):
-//   (a) distance2: per axis d = |q - x|, then min(d, P - d), the same rounded operations in the
-//       same order, so that (b) still never exceeds it.
-//   (b) boxDistance2: per axis the gap to the box or to its image one period away, the smaller.
-//   (c) key: the exact double minimum-image difference per axis (ordered coordinates reduced
-//       into [0, P) once, in the cells phase), then squared and summed as exactKey does.
-//   (d) length: the minimum-image length in input units.
-//   (e) no early stop: a point outside a Morton cell can be near through the boundary, so the
-//       bottom-up search climbs to the root (correct, slower); top-down needs nothing.
-//
+// type that the functors carry (template argument and member). Three exist: EuclideanMetric
+// (the EMST's), PeriodicMetric (phases/PeriodicMetric.h, the minimum image in a periodic box) and
+// MutualReachabilityMetric (HDBSCAN*'s, below). Boruvka.h picks one per run; the phases never
+// copy the search for a metric. What a metric provides:
+//   kDim, kBallInCellStops, Query, query(record, k), over(points): the same metric over other
+//   points (the input's for the duplicates and the output, the distinct points' for the search);
+//   (a) distance2(query, record, k): the float squared distance the search prunes with;
+//   (b) boxDistance2(query, node, index, slot): a float lower bound of (a) over a subtree's box,
+//       with the same rounded operations in the same order so that it never exceeds (a);
+//   (c) key(a, b): the exact double key of the contract (Emst.h), its total order with the ends;
+//   (d) length(a, b): the edge length in input units (scaled, never NaN: Arithmetic.h);
+//   (e) kBallInCellStops and ballClearOfFaces(q, limit, tolerance): whether the bottom-up search
+//       may stop once the ball of its best lies inside the Morton cell searched so far, and any
+//       condition the metric adds to it (the periodic one: the ball does not reach a periodic
+//       face).
+// Tolerance must bound the float values (a), (b) against the keys (c) (Arithmetic.h: the
+// Euclidean argument; PeriodicMetric.h: the periodic one, with a wider eta).
 #pragma once
 
 #include "base/Arithmetic.h"
@@ -46,6 +48,18 @@ struct EuclideanMetric
 
   InputPoints<T, Dim> points; ///< exact coordinates
   double scale;               ///< Frame::scale: keys are squared distances in frame units
+
+  /// The same metric over other points (the distinct points of the search).
+  EuclideanMetric over(const InputPoints<T, Dim>& others) const
+  {
+    return EuclideanMetric{ others, this->scale };
+  }
+
+  /// (e) Nothing to add to the cell test: there are no periodic faces.
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float*, float, const Tolerance&) const
+  {
+    return true;
+  }
 
   /// What a search carries of its query point: the float coordinates of its record.
   struct Query
@@ -124,66 +138,76 @@ struct EuclideanMetric
   }
 };
 
-/// HDBSCAN*'s mutual reachability distance d_mr(a, b) = max(core(a), core(b), |a - b|), core(p)
-/// the distance from p to its k-th nearest point (phases/CoreDistances.h), over the same points
-/// as EuclideanMetric (distinct points in Morton order for the search, input points for the
-/// output) with per-point cores indexed alike. With every core 0 (k = 1) it is the Euclidean
-/// metric, key for key and length for length.
+/// HDBSCAN*'s mutual reachability distance d_mr(a, b) = max(core(a), core(b), d(a, b)) over a
+/// base metric d (Base: EuclideanMetric, or PeriodicMetric in a periodic box), core(p) the base
+/// distance from p to its k-th nearest point (phases/CoreDistances.h, which searches with the
+/// base metric), over the same points as the base (distinct points in Morton order for the
+/// search, input points for the output) with per-point cores indexed alike. With every core 0
+/// (k = 1) it is the base metric, key for key.
 ///
-/// (c) The key max(coreKey[a], coreKey[b], exactKey(a, b)) is exact (each of the three is an
+/// (c) The key max(coreKey[a], coreKey[b], base key(a, b)) is exact (each of the three is an
 /// exact key of the frame), so the total order (key, smaller input index, larger one) and its
 /// ties are those of the mutual reachability graph, the same on every backend.
 ///
 /// The float side, and why Tolerance still holds (its relation, for a float f standing for an
-/// exact key K: lo(f) <= K <= hi(f), lo and hi non-decreasing, Arithmetic.h):
+/// exact key K: lo(f) <= K <= hi(f), lo and hi non-decreasing, Arithmetic.h; for a periodic base
+/// the same relation with its wider eta, PeriodicMetric.h):
 ///   (a) distance2 = max(coreBound[q], coreBound[k], d2), where coreBound = floatAtLeast(coreKey)
-///       and d2 the Euclidean float distance. Each term stands for its exact term: d2 by the
+///       and d2 the base float distance. Each term stands for its exact term: d2 by the base's
 ///       Tolerance argument, and a core bound f = floatAtLeast(K) by K <= f <= hi(f) and
 ///       K >= f (1 - 2^-23) >= lo(f). Since lo and hi are non-decreasing,
 ///       max_i lo(f_i) = lo(max_i f_i) and max_i hi(f_i) = hi(max_i f_i), so the maximum of the
 ///       floats stands for the maximum of the keys, with the same relation: every window, `sure`
 ///       bound and keyAtMost built from it stays valid.
-///   (b) boxDistance2 = max(coreBound[q], least core bound under the child slot, Euclidean box
+///   (b) boxDistance2 = max(coreBound[q], least core bound under the child slot, base box
 ///       distance): each term is at most its counterpart in (a) for every point inside the box,
 ///       and max is monotone, so it never exceeds (a): pruning stays exact.
-///   (e) The early stop stays valid: every float distance is at least the Euclidean one, so a
-///       point outside the cell is beyond the limit in this metric too.
+///   (e) The base's early stop stays valid: every float distance is at least the base one, so a
+///       point that the base rules out (outside the cell and, in a box, not nearer the other way
+///       round: the base's ballClearOfFaces) is beyond the limit in this metric too.
 /// Reference: Campello, Moulavi & Sander 2013 (HDBSCAN); McInnes & Healy 2017 (accelerated
 /// HDBSCAN*, the Boruvka tree under mutual reachability); docs/hdbscan.md cites them.
-template <class T, int Dim>
+template <class Base>
 struct MutualReachabilityMetric
 {
-  static constexpr int kDim = Dim;
-  static constexpr bool kBallInCellStops = true;
+  static constexpr int kDim = Base::kDim;
+  static constexpr bool kBallInCellStops = Base::kBallInCellStops;
 
-  EuclideanMetric<T, Dim> euclidean;
+  Base base;
   const double* coreKeyOfPoint;  ///< exact squared core distance (frame units), by point
   const float* coreBoundOfPoint; ///< floatAtLeast of it (search only; null for the output)
   const float* leastCoreOfSlot;  ///< [2(L-1)] least core bound under each child (search only)
+  double scale;                  ///< Frame::scale: the keys' unit
 
   struct Query
   {
-    const float* x;
+    typename Base::Query base;
     float core;
   };
   EMST_HD EMST_FORCEINLINE Query query(const PointRecord& self, Index p) const
   {
-    return Query{ self.x, coreBoundOfPoint[p] };
+    return Query{ base.query(self, p), coreBoundOfPoint[p] };
   }
 
-  /// (a) max(query's core bound, k's, Euclidean float squared distance).
+  /// (e) The base's condition.
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(
+    const float* q, float limit, const Tolerance& tolerance) const
+  {
+    return base.ballClearOfFaces(q, limit, tolerance);
+  }
+
+  /// (a) max(query's core bound, k's, base float squared distance).
   EMST_HD EMST_FORCEINLINE float distance2(const Query& q, const PointRecord& r, Index k) const
   {
-    float const d2 = euclidean.distance2(typename EuclideanMetric<T, Dim>::Query{ q.x }, r, k);
+    float const d2 = base.distance2(q.base, r, k);
     return fmaxOf(fmaxOf(q.core, coreBoundOfPoint[k]), d2);
   }
 
-  /// (b) max(query's core bound, least core bound under the slot, Euclidean box distance).
+  /// (b) max(query's core bound, least core bound under the slot, base box distance).
   EMST_HD EMST_FORCEINLINE float boxDistance2(
-    const Query& q, const TreeNode<Dim>& node, Index index, int slot) const
+    const Query& q, const TreeNode<kDim>& node, Index index, int slot) const
   {
-    float const box =
-      euclidean.boxDistance2(typename EuclideanMetric<T, Dim>::Query{ q.x }, node, index, slot);
+    float const box = base.boxDistance2(q.base, node, index, slot);
     return fmaxOf(fmaxOf(q.core, leastCoreOfSlot[2 * index + slot]), box);
   }
 
@@ -192,16 +216,16 @@ struct MutualReachabilityMetric
   {
     double const cores =
       coreKeyOfPoint[a] > coreKeyOfPoint[b] ? coreKeyOfPoint[a] : coreKeyOfPoint[b];
-    double const d = euclidean.key(a, b);
+    double const d = base.key(a, b);
     return cores > d ? cores : d;
   }
 
   /// (d) The mutual reachability distance in input units, sqrt(key) / scale: the scale is a
-  /// power of two, so for k = 1 this is EuclideanMetric::length bit for bit (absent underflow of
-  /// the unscaled squares).
+  /// power of two, so for k = 1 this is the base's length bit for bit (absent underflow of the
+  /// unscaled squares).
   EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
   {
-    return sqrt(this->key(a, b)) / euclidean.scale;
+    return sqrt(this->key(a, b)) / scale;
   }
 };
 

@@ -339,6 +339,10 @@ struct ForeignSearch
     return n.label[slot] != comp ? ctx->metric.boxDistance2(q, n, node, slot) : floatInfinity();
   }
   EMST_HD EMST_FORCEINLINE float limit() const { return best.limit; }
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
+  {
+    return ctx->metric.ballClearOfFaces(x, best.limit, ctx->tolerance);
+  }
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
     Index const end = ctx->cells.firstPointOfLeaf[leaf + 1];
@@ -353,7 +357,8 @@ struct ForeignSearch
 /// point's own component and boxes beyond the current best, either from the root (top-down) or
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
 /// subtree, until the ball of the current best lies inside the Morton cell of the subtree
-/// searched so far: every point outside it is then farther.
+/// searched so far (and, in a periodic box, clear of its periodic faces: the metric's
+/// ballClearOfFaces): every point outside it is then farther.
 template <class Metric>
 struct FindNearestForeign
 {
