@@ -141,7 +141,8 @@ Backend parseBackend(const std::string& name)
     ErrorCode::InvalidInput, "unknown backend '" + name + "' (expected auto, cuda or cpu)");
 }
 
-Result computeEmst(const PointCloudView& points, const Options& options)
+Result detail::computeEmstWithScale(
+  const PointCloudView& points, const Options& options, double scale)
 {
   detail::validate(points);
   bool const onDevice = points.memory == MemorySpace::Device;
@@ -152,7 +153,7 @@ Result computeEmst(const PointCloudView& points, const Options& options)
     {
       throw Error(ErrorCode::InvalidInput, "the CPU backend cannot read points in device memory");
     }
-    return detail::finish(detail::runCpu(points, options));
+    return detail::finish(detail::runCpu(points, options, scale));
   }
 
 #if defined(EMST_WITH_CUDA)
@@ -164,14 +165,14 @@ Result computeEmst(const PointCloudView& points, const Options& options)
     {
       throw Error(ErrorCode::DeviceUnavailable, "CUDA backend unavailable: " + reason);
     }
-    return detail::finish(detail::runCuda(points, options));
+    return detail::finish(detail::runCuda(points, options, scale));
   }
   // Auto
   if (usable)
   {
     try
     {
-      return detail::finish(detail::runCuda(points, options));
+      return detail::finish(detail::runCuda(points, options, scale));
     }
     catch (const Error& error)
     {
@@ -179,13 +180,13 @@ Result computeEmst(const PointCloudView& points, const Options& options)
       {
         throw;
       }
-      Result result = detail::finish(detail::runCpu(points, options));
+      Result result = detail::finish(detail::runCpu(points, options, scale));
       result.messages.insert(result.messages.begin(),
         std::string("the GPU run failed (") + error.what() + "); ran on the CPU instead");
       return result;
     }
   }
-  Result result = detail::finish(detail::runCpu(points, options));
+  Result result = detail::finish(detail::runCpu(points, options, scale));
   result.messages.insert(
     result.messages.begin(), "no usable CUDA device (" + reason + "); ran on the CPU");
   return result;
@@ -195,10 +196,15 @@ Result computeEmst(const PointCloudView& points, const Options& options)
     throw Error(
       ErrorCode::DeviceUnavailable, "CUDA backend unavailable: this build has no CUDA backend");
   }
-  Result result = detail::finish(detail::runCpu(points, options));
+  Result result = detail::finish(detail::runCpu(points, options, scale));
   result.messages.insert(result.messages.begin(), "this build has no CUDA backend; ran on the CPU");
   return result;
 #endif
+}
+
+Result computeEmst(const PointCloudView& points, const Options& options)
+{
+  return detail::computeEmstWithScale(points, options, 0.0);
 }
 
 } // namespace emst

@@ -62,7 +62,7 @@ std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<
   return std::make_unique<CpuCutter>(points, sorted);
 }
 
-Result runCpu(const PointCloudView& points, const Options& options)
+Result runCpu(const PointCloudView& points, const Options& options, double givenScale)
 {
   CpuExec exec(options.cpuThreads);
   ScopedThreadCount threadCount(exec.threads());
@@ -72,11 +72,11 @@ Result runCpu(const PointCloudView& points, const Options& options)
   result.stats.deviceName = "CPU (" + std::to_string(exec.threads()) + " threads)";
   if (points.dimension == 2)
   {
-    Boruvka<CpuExec, 2>(exec, options).run(points, result);
+    Boruvka<CpuExec, 2>(exec, options, givenScale).run(points, result);
   }
   else
   {
-    Boruvka<CpuExec, 3>(exec, options).run(points, result);
+    Boruvka<CpuExec, 3>(exec, options, givenScale).run(points, result);
   }
   result.stats.phases = exec.phases();
   for (const PhaseTime& phase : result.stats.phases)

@@ -269,7 +269,7 @@ bool probeCuda(int device, std::string* reason)
   return r.usable;
 }
 
-Result runCuda(const PointCloudView& points, const Options& options)
+Result runCuda(const PointCloudView& points, const Options& options, double givenScale)
 {
   const ProbeResult& device = cachedProbe(options.cudaDevice);
   if (!device.usable)
@@ -301,11 +301,11 @@ Result runCuda(const PointCloudView& points, const Options& options)
         inputBytes = input.bytes();
         if (points.dimension == 2)
         {
-          Boruvka<CudaExec, 2>(exec, options).run(input.view(), result);
+          Boruvka<CudaExec, 2>(exec, options, givenScale).run(input.view(), result);
         }
         else
         {
-          Boruvka<CudaExec, 3>(exec, options).run(input.view(), result);
+          Boruvka<CudaExec, 3>(exec, options, givenScale).run(input.view(), result);
         }
       }
       result.stats.phases = exec.phases();
