@@ -453,6 +453,7 @@ private:
     this->Result.stats.certifiedEdges = this->Owned.size();
     this->Result.stats.fragments = this->LabelOfFragment.size();
     this->LabelOfSlot.assign(this->N, kNoLabel);
+    this->KnownOfSlot.assign(this->N, kNoIndex);
   }
 
   DistributedEdge localOutput(const LocalEdge& edge) const
@@ -679,6 +680,29 @@ private:
     }
     this->Pending.resize(kept);
 
+    // Known answers: a point's nearest foreign point found in an earlier round stays its nearest
+    // while it is still foreign (the point's component only grew: the foreign set only shrank).
+    for (std::uint32_t slot = 0; slot < this->N; ++slot)
+    {
+      std::uint32_t const k = this->KnownOfSlot[slot];
+      if (k == kNoIndex)
+      {
+        continue;
+      }
+      std::uint32_t const part = partOf(slot);
+      const Answer& a = this->KnownList[k];
+      if (a.label == labels[part])
+      {
+        this->KnownOfSlot[slot] = kNoIndex; // absorbed: ask again when the bounds say so
+        continue;
+      }
+      Candidate const c = this->candidateOf(a, slot, labels[part], static_cast<int>(a.tag));
+      if (c.betterThan(best[part]))
+      {
+        best[part] = c;
+      }
+    }
+
     // Probes: per part, its point with the least lower bound asks the rank that bound points to,
     // unless the part's local candidate is already below every bound of its points.
     std::vector<std::uint32_t> probeOfPart(parts, kNoIndex);
@@ -733,12 +757,14 @@ private:
     std::vector<Answer> const probeAnswers = this->query(probes, probePart.size());
     probes.clear();
     std::vector<double> probeKey(parts, kInfinity); // the probed rank's lower bound after it
+    std::vector<std::uint32_t> probeAnswerOfPart(parts, kNoIndex);
     for (std::size_t k = 0; k < probePart.size(); ++k)
     {
       std::uint32_t const part = probePart[k];
       const Answer& a = probeAnswers[k];
       if (a.found)
       {
+        probeAnswerOfPart[part] = static_cast<std::uint32_t>(k);
         probeKey[part] = a.key;
         Candidate const c =
           this->candidateOf(a, probeOfPart[part], labels[part], static_cast<int>(probeRank[part]));
@@ -778,7 +804,7 @@ private:
       }
       std::uint32_t const part = partOf(slot);
       double const bound = boundOfPart[part];
-      if (this->ForeignLower[slot] > bound)
+      if (this->ForeignLower[slot] > bound || this->KnownOfSlot[slot] != kNoIndex)
       {
         continue;
       }
@@ -816,19 +842,37 @@ private:
     outbox.clear();
 
     // A point's new lower bound: the least over the ranks of what each said (a found key, the
-    // bound when nothing was within it, the box bound of a rank not asked); it only grows.
+    // bound when nothing was within it, the box bound of a rank not asked); it only grows. Its
+    // least answer (the probe's too) is its nearest foreign point over all ranks when within the
+    // bound, since every rank that gave none has only points beyond the bound: it is kept.
     std::size_t q = 0;
     for (std::size_t k = 0; k < askers.size(); ++k)
     {
       std::uint32_t const slot = askers[k];
       std::uint32_t const part = partOf(slot);
+      std::uint64_t const id = this->IdOfSlot[slot];
       double lowest = skippedLower[k];
+      const Answer* nearest = nullptr;
+      std::uint32_t nearestRank = 0;
+      auto consider = [&](const Answer& a, std::uint32_t rank)
+      {
+        if (!nearest || EdgeRank::of(a.key, id, a.id) < EdgeRank::of(nearest->key, id, nearest->id))
+        {
+          nearest = &a;
+          nearestRank = rank;
+        }
+      };
+      if (slot == probeOfPart[part] && probeAnswerOfPart[part] != kNoIndex)
+      {
+        consider(probeAnswers[probeAnswerOfPart[part]], probeRank[part]);
+      }
       for (; q < origins.size() && origins[q].slot == slot; ++q)
       {
         const Answer& a = answers[q];
         if (a.found)
         {
           lowest = std::min(lowest, a.key);
+          consider(a, origins[q].rank);
           Candidate const c =
             this->candidateOf(a, slot, labels[part], static_cast<int>(origins[q].rank));
           if (c.betterThan(best[part]))
@@ -842,15 +886,40 @@ private:
         }
       }
       this->ForeignLower[slot] = std::max(this->ForeignLower[slot], lowest);
+      if (nearest && nearest->key <= boundOfPart[part])
+      {
+        this->KnownOfSlot[slot] = static_cast<std::uint32_t>(this->KnownList.size());
+        this->KnownList.push_back(*nearest);
+        this->KnownList.back().tag = nearestRank;
+      }
     }
 
-    // The merge: chosen edges to their owners, new labels to the fragments.
+    // The merge: chosen edges to their owners, new labels to the fragments and the known answers
+    // (whose labels are asked after the parts'; the list is compacted on the way).
+    std::vector<std::uint64_t> asked(labels);
+    std::vector<Answer> known;
+    for (std::uint32_t slot = 0; slot < this->N; ++slot)
+    {
+      std::uint32_t const k = this->KnownOfSlot[slot];
+      if (k != kNoIndex)
+      {
+        this->KnownOfSlot[slot] = static_cast<std::uint32_t>(known.size());
+        known.push_back(this->KnownList[k]);
+        asked.push_back(known.back().label);
+      }
+    }
+    this->KnownList.swap(known);
+    std::vector<Answer>().swap(known);
     std::vector<std::uint64_t> newLabels;
     std::uint64_t merges = 0;
-    std::vector<Candidate> const chosen = this->UnionFind.merge(best, labels, newLabels, merges);
+    std::vector<Candidate> const chosen = this->UnionFind.merge(best, asked, newLabels, merges);
     for (std::size_t f = 0; f < this->LabelOfFragment.size(); ++f)
     {
       this->LabelOfFragment[f] = newLabels[partOfFragment[f]];
+    }
+    for (std::size_t k = 0; k < this->KnownList.size(); ++k)
+    {
+      this->KnownList[k].label = newLabels[parts + k];
     }
     for (const Candidate& c : chosen)
     {
@@ -964,6 +1033,9 @@ private:
   std::vector<std::uint64_t> LabelOfFragment; ///< [fragments] their component's label
   std::vector<std::uint64_t> LabelOfSlot;     ///< [N] the same per slot, for the index
   std::vector<double> ForeignLower;           ///< [N] lower bound of the key to a foreign point
+  /// [N] index into KnownList of the slot's nearest foreign point (its rank in `tag`), or kNoIndex
+  std::vector<std::uint32_t> KnownOfSlot;
+  std::vector<Answer> KnownList;
   std::unique_ptr<QueryIndex<Dim>> Index;
   bool IndexFresh = false;
   std::vector<RankBox> Foreign;                   ///< the other ranks' boxes
