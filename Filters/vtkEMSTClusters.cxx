@@ -42,6 +42,24 @@ struct vtkEMSTClusters::Cache
   vtkDataArray* Lengths = nullptr;
   vtkMTimeType LengthsTime = 0;
   int Backend = -1;
+  /// A distributed tree (the tree filter's Distributed output), cut where it is.
+  std::unique_ptr<vtkEMSTEngineBridge::DistributedClusterTree> Distributed;
+
+  /// Whether the engine's tree was made from this input, lengths and backend.
+  bool Holds(vtkPolyData* input, vtkDataArray* lengths, int backend) const
+  {
+    return this->Input == input && this->InputTime == input->GetMTime() &&
+      this->Lengths == lengths && this->LengthsTime == (lengths ? lengths->GetMTime() : 0) &&
+      this->Backend == backend;
+  }
+  void Remember(vtkPolyData* input, vtkDataArray* lengths, int backend)
+  {
+    this->Input = input;
+    this->InputTime = input->GetMTime();
+    this->Lengths = lengths;
+    this->LengthsTime = lengths ? lengths->GetMTime() : 0;
+    this->Backend = backend;
+  }
 };
 
 namespace
@@ -77,12 +95,14 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
-/// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
-/// over the points and one over the kept edges.
-void FillClusterTable(
-  vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+/// Output 1's columns, one row per cluster in id order: sizes, first points, and 3 values per
+/// cluster of the centroids and bounds.
+void SetClusterColumns(vtkTable* table, const std::vector<vtkIdType>& sizes,
+  const std::vector<vtkIdType>& firstPoint, const std::vector<double>& centroids,
+  const std::vector<double>& boundsMin, const std::vector<double>& boundsMax,
+  const std::vector<double>& longestEdge)
 {
-  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
+  const vtkIdType clusters = static_cast<vtkIdType>(sizes.size());
   auto id = Named<vtkIntArray>("ClusterId");
   auto size = Named<vtkIdTypeArray>("Size");
   auto centroid = Named<vtkDoubleArray>("Centroid", 3);
@@ -94,15 +114,35 @@ void FillClusterTable(
   {
     array->SetNumberOfTuples(clusters);
   }
-  // Sums, bounds and longest edges accumulate in the table's own arrays.
-  double* sum = centroid->GetPointer(0);
-  double* min = lo->GetPointer(0);
-  double* max = hi->GetPointer(0);
-  double* edge = longest->GetPointer(0);
-  std::fill(sum, sum + 3 * clusters, 0.0);
-  std::fill(min, min + 3 * clusters, std::numeric_limits<double>::infinity());
-  std::fill(max, max + 3 * clusters, -std::numeric_limits<double>::infinity());
-  std::fill(edge, edge + clusters, 0.0);
+  for (vtkIdType c = 0; c < clusters; ++c)
+  {
+    id->SetValue(c, static_cast<int>(c));
+    size->SetValue(c, sizes[c]);
+    first->SetValue(c, firstPoint[c]);
+    longest->SetValue(c, longestEdge[c]);
+    for (int a = 0; a < 3; ++a)
+    {
+      centroid->SetValue(3 * c + a, centroids[3 * c + a]);
+      lo->SetValue(3 * c + a, boundsMin[3 * c + a]);
+      hi->SetValue(3 * c + a, boundsMax[3 * c + a]);
+    }
+  }
+  for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })
+  {
+    table->AddColumn(array);
+  }
+}
+
+/// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
+/// over the points and one over the kept edges.
+void FillClusterTable(
+  vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+{
+  const std::size_t clusters = cut.Sizes.size();
+  std::vector<double> sum(3 * clusters, 0.0);
+  std::vector<double> min(3 * clusters, std::numeric_limits<double>::infinity());
+  std::vector<double> max(3 * clusters, -std::numeric_limits<double>::infinity());
+  std::vector<double> edge(clusters, 0.0);
   const int* label = cut.ClusterId->GetPointer(0);
   const vtkIdType n = points->GetNumberOfPoints();
   double p[3];
@@ -131,28 +171,33 @@ void FillClusterTable(
       edge[c] = std::max(edge[c], cut.EdgeLength->GetValue(e));
     }
   }
-  for (vtkIdType c = 0; c < clusters; ++c)
+  for (std::size_t c = 0; c < clusters; ++c)
   {
-    const double count = static_cast<double>(cut.Sizes[c]);
-    id->SetValue(c, static_cast<int>(c));
-    size->SetValue(c, cut.Sizes[c]);
     for (int a = 0; a < 3; ++a)
     {
-      sum[3 * c + a] /= count; // the centroid
+      sum[3 * c + a] /= static_cast<double>(cut.Sizes[c]); // the centroid
     }
-    first->SetValue(c, cut.FirstPoint[c]);
   }
-  for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    table->AddColumn(array);
-  }
+  SetClusterColumns(table, cut.Sizes, cut.FirstPoint, sum, min, max, edge);
 }
 
-/// The edge-length histogram (output 2), from the sorted lengths.
-void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree, int bins)
+/// The ends of the histogram's bins over [0, top]: (b + 1) * top / bins, the last exactly top.
+std::vector<double> BinEnds(double top, int bins)
 {
-  const vtkIdType edges = tree.NumberOfEdges();
-  const double top = edges > 0 ? tree.SortedLength(edges - 1) : 0.0;
+  std::vector<double> ends(static_cast<std::size_t>(bins));
+  const double width = top / bins;
+  for (int b = 0; b < bins; ++b)
+  {
+    ends[static_cast<std::size_t>(b)] = b + 1 == bins ? top : (b + 1) * width;
+  }
+  return ends;
+}
+
+/// The edge-length histogram (output 2): `atMost[b]` edges of length <= the end of bin b (BinEnds),
+/// of a tree over `points` points whose longest edge is `top`.
+void FillHistogram(
+  vtkTable* table, int bins, double top, vtkIdType points, const std::vector<vtkIdType>& atMost)
+{
   auto centre = Named<vtkDoubleArray>("EdgeLength");
   auto start = Named<vtkDoubleArray>("BinStart");
   auto end = Named<vtkDoubleArray>("BinEnd");
@@ -163,17 +208,18 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
     array->SetNumberOfTuples(bins);
   }
   const double width = top / bins;
+  const std::vector<double> ends = BinEnds(top, bins);
   vtkIdType below = 0; // edges of length <= the previous bin's end
   for (int b = 0; b < bins; ++b)
   {
     const double lo = b * width;
-    const double hi = b + 1 == bins ? top : (b + 1) * width;
-    const vtkIdType upTo = tree.EdgesAtMost(hi);
+    const double hi = ends[static_cast<std::size_t>(b)];
+    const vtkIdType upTo = atMost[static_cast<std::size_t>(b)];
     centre->SetValue(b, 0.5 * (lo + hi));
     start->SetValue(b, lo);
     end->SetValue(b, hi);
     count->SetValue(b, upTo - below);
-    groups->SetValue(b, tree.NumberOfPoints() - upTo);
+    groups->SetValue(b, points - upTo);
     below = upTo;
   }
   for (vtkAbstractArray* array :
@@ -296,6 +342,13 @@ int vtkEMSTClusters::RequestData(
 
   // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
+
+  // A tree spread over the processes by the tree filter's Distributed mode is cut where it is,
+  // when every process that holds points holds such a piece (decided together).
+  if (vtkEMSTEngineBridge::IsDistributedTree(this->Controller, local))
+  {
+    return this->RequestDistributed(local, lengths, output, table, histogram, messages);
+  }
   bool gathered = false;
   vtkSmartPointer<vtkPolyData> input =
     vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
@@ -322,9 +375,7 @@ int vtkEMSTClusters::RequestData(
 
   this->UpdateProgress(0.1);
   Cache& cache = *this->TreeCache;
-  const bool fresh = cache.Tree != nullptr && cache.Input == input.GetPointer() && !gathered &&
-    cache.InputTime == input->GetMTime() && cache.Lengths == lengths &&
-    cache.LengthsTime == (lengths ? lengths->GetMTime() : 0) && cache.Backend == backend;
+  const bool fresh = cache.Tree != nullptr && !gathered && cache.Holds(input, lengths, backend);
   if (!fresh)
   {
     cache.Tree.reset();
@@ -339,11 +390,7 @@ int vtkEMSTClusters::RequestData(
       MakeEmpty(output, "none (error)", messages);
       return 1;
     }
-    cache.Input = input;
-    cache.InputTime = input->GetMTime();
-    cache.Lengths = lengths;
-    cache.LengthsTime = lengths ? lengths->GetMTime() : 0;
-    cache.Backend = backend;
+    cache.Remember(input, lengths, backend);
     ++this->TreeUploads;
     for (const std::string& message : cache.Tree->Messages())
     {
@@ -406,7 +453,111 @@ int vtkEMSTClusters::RequestData(
     tree.BackendDescription(), cut.Milliseconds, messages);
 
   FillClusterTable(table, output, cut);
-  FillHistogram(histogram, tree, this->HistogramBins);
+  const vtkIdType edges = tree.NumberOfEdges();
+  const double top = edges > 0 ? tree.SortedLength(edges - 1) : 0.0;
+  std::vector<vtkIdType> atMost;
+  for (double end : BinEnds(top, this->HistogramBins))
+  {
+    atMost.push_back(tree.EdgesAtMost(end));
+  }
+  FillHistogram(histogram, this->HistogramBins, top, tree.NumberOfPoints(), atMost);
+  this->UpdateProgress(1.0);
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* lengths,
+  vtkPolyData* output, vtkTable* table, vtkTable* histogram, std::vector<std::string>& messages)
+{
+  vtkMultiProcessController* controller = this->Controller;
+  const int processes = controller->GetNumberOfProcesses();
+  Cache& cache = *this->TreeCache;
+  // A new tree when any process has a new piece: building it is collective.
+  constexpr int anyBackend = -1; // the distributed cut runs on the CPU
+  const int stale = cache.Distributed == nullptr || !cache.Holds(input, lengths, anyBackend);
+  int anyStale = 0;
+  controller->AllReduce(&stale, &anyStale, 1, vtkCommunicator::MAX_OP);
+  if (anyStale)
+  {
+    cache.Tree.reset();
+    cache.Distributed.reset();
+    vtkEMSTEngineBridge::Status status;
+    this->SetProgressText("Handing the tree to the engine");
+    cache.Distributed = vtkEMSTEngineBridge::DistributedClusterTree::Create(input, lengths,
+      input->GetPointData()->GetArray("EMSTGlobalId"),
+      input->GetPointData()->GetArray("EMSTOwnerRank"), controller, status);
+    this->SetProgressText(nullptr);
+    if (cache.Distributed == nullptr)
+    {
+      vtkErrorMacro(<< status.ErrorMessage);
+      messages.push_back("error: " + status.ErrorMessage);
+      MakeEmpty(output, "none (error)", messages);
+      return 1;
+    }
+    cache.Remember(input, lengths, anyBackend);
+    ++this->TreeUploads;
+  }
+  vtkEMSTEngineBridge::DistributedClusterTree& tree = *cache.Distributed;
+  if (this->Backend == CUDA)
+  {
+    messages.emplace_back("a distributed tree is cut on the CPU of every process");
+  }
+  this->UpdateProgress(0.4);
+
+  const vtkIdType points = tree.NumberOfPoints();
+  vtkEMSTEngineBridge::DistributedClusterTree::Cut cut;
+  switch (this->CutMode)
+  {
+    case LINKING_LENGTH:
+      cut = tree.CutTree(tree.LinkingThreshold(this->LinkingLength), -1, this->MinimumClusterSize);
+      break;
+    case NUMBER_OF_CLUSTERS:
+    {
+      const vtkIdType kept =
+        std::max<vtkIdType>(0, std::min(points - this->NumberOfClusters, tree.NumberOfEdges()));
+      if (points - kept > this->NumberOfClusters && points > 0)
+      {
+        messages.push_back("the input forest has more components than NumberOfClusters: " +
+          std::to_string(points - kept) + " groups");
+      }
+      cut = tree.CutTree(0.0, kept, this->MinimumClusterSize);
+      break;
+    }
+    default:
+      cut = tree.CutTree(this->Threshold, -1, this->MinimumClusterSize);
+      break;
+  }
+  if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
+  {
+    vtkErrorMacro(<< cut.Outcome.ErrorMessage);
+    messages.push_back("error: " + cut.Outcome.ErrorMessage);
+    cache.Distributed.reset();
+    MakeEmpty(output, "none (error)", messages);
+    return 1;
+  }
+  // The histogram's counts are collective, its table (like the cluster table) on process 0 only:
+  // ParaView's reduction of a table appends the processes' rows.
+  const double top = tree.LongestEdge();
+  const std::vector<vtkIdType> atMost = tree.EdgesAtMost(BinEnds(top, this->HistogramBins));
+  this->UpdateProgress(0.7);
+
+  output->Initialize();
+  output->SetPoints(input->GetPoints());
+  output->GetPointData()->ShallowCopy(input->GetPointData());
+  output->GetPointData()->AddArray(cut.ClusterId);
+  output->GetPointData()->AddArray(cut.ClusterSize);
+  output->GetPointData()->SetActiveScalars("ClusterId");
+  output->SetLines(cut.Lines);
+  output->GetCellData()->AddArray(cut.EdgeLength);
+  AddFieldData(output, cut.Threshold, cut.Clusters, cut.NoisePoints,
+    "CPU (distributed over " + std::to_string(processes) + " processes)", cut.Milliseconds,
+    messages);
+  if (controller->GetLocalProcessId() == 0)
+  {
+    SetClusterColumns(table, cut.Sizes, cut.FirstPoint, cut.Centroid, cut.BoundsMin, cut.BoundsMax,
+      cut.LongestEdge);
+    FillHistogram(histogram, this->HistogramBins, top, points, atMost);
+  }
   this->UpdateProgress(1.0);
   return 1;
 }

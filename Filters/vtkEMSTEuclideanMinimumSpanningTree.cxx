@@ -5,6 +5,7 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTParallel.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -14,6 +15,7 @@
 #include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
+#include "vtkIdList.h"
 #include "vtkIdTypeArray.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
@@ -29,6 +31,7 @@
 #include "vtkUnsignedCharArray.h"
 #include "vtkVersion.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -70,6 +73,30 @@ void AddFieldData(vtkPolyData* output, double totalLength, const std::string& ba
   vtkEMSTArrays::AddValue<vtkIdTypeArray>(fd, "EMSTPointsInTree", pointsInTree);
   vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTInput", inputPath);
   vtkEMSTArrays::AddStrings(fd, "EMSTMessages", messages);
+}
+
+/// The engine's request for the points of `leaves`, reporting progress to `filter`.
+vtkEMSTEngineBridge::Request MakeRequest(
+  vtkAlgorithm* filter, const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, int backend)
+{
+  vtkEMSTEngineBridge::Request request;
+  request.GhostMask = LeftOutGhostBits;
+  request.Backend = backend;
+  for (const auto& leaf : leaves)
+  {
+    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
+  }
+  request.Progress = [filter](double fraction, const char* step)
+  {
+    filter->SetProgressText(step);
+    filter->UpdateProgress(fraction);
+#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
+    return !filter->CheckAbort();
+#else
+    return !filter->GetAbortExecute();
+#endif
+  };
+  return request;
 }
 
 /// An output with no points and no lines, but with the arrays a downstream user looks for.
@@ -159,10 +186,15 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
     }
   }
 
-  // Several processes: a tree per piece would not be the EMST of the data, so every process
-  // sends its points (and point arrays) to process 0, which computes the one exact tree.
+  // Several processes: a tree per piece would not be the EMST of the data. Either they compute
+  // the one exact tree together, or every process sends its points (and point arrays) to
+  // process 0, which computes it alone.
   vtkMultiProcessController* controller = this->Controller;
   const bool gathered = controller != nullptr && controller->GetNumberOfProcesses() > 1;
+  if (gathered && this->ParallelMode == DISTRIBUTED)
+  {
+    return this->RequestDistributed(leaves, output, messages);
+  }
   if (gathered)
   {
     auto local = vtkSmartPointer<vtkPolyData>::New();
@@ -209,23 +241,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
   vtkEMSTGather::Append(leaves, output, false);
 
-  vtkEMSTEngineBridge::Request request;
-  request.GhostMask = LeftOutGhostBits;
-  request.Backend = backend;
-  for (const auto& leaf : leaves)
-  {
-    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
-  }
-  request.Progress = [this](double fraction, const char* step)
-  {
-    this->SetProgressText(step);
-    this->UpdateProgress(fraction);
-#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
-    return !this->CheckAbort();
-#else
-    return !this->GetAbortExecute();
-#endif
-  };
+  vtkEMSTEngineBridge::Request request = MakeRequest(this, leaves, backend);
 
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
@@ -265,11 +281,161 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
 }
 
 //------------------------------------------------------------------------------
+int vtkEMSTEuclideanMinimumSpanningTree::RequestDistributed(
+  const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, vtkPolyData* output,
+  std::vector<std::string>& messages)
+{
+  vtkMultiProcessController* controller = this->Controller;
+  const int processes = controller->GetNumberOfProcesses();
+  const int rank = controller->GetLocalProcessId();
+  std::string envWarning;
+  const int backend = vtkEMSTEngineBridge::ResolveBackend(this->Backend, envWarning);
+  if (!envWarning.empty())
+  {
+    vtkWarningMacro(<< envWarning);
+    messages.push_back(envWarning);
+  }
+
+  // This process's points and arrays, then the tree computed with the others.
+  auto own = vtkSmartPointer<vtkPolyData>::New();
+  if (leaves.empty())
+  {
+    own->SetPoints(vtkSmartPointer<vtkPoints>::New());
+  }
+  else
+  {
+    vtkEMSTGather::Append(leaves, own, false);
+  }
+  vtkEMSTEngineBridge::Request request = MakeRequest(this, leaves, backend);
+  vtkEMSTEngineBridge::DistributedTree tree =
+    vtkEMSTEngineBridge::ComputeDistributedTree(request, controller);
+  this->SetProgressText(nullptr);
+  if (tree.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
+  {
+    // The same outcome on every process: all outputs are empty.
+    const bool cancelled = tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled;
+    if (cancelled)
+    {
+      vtkWarningMacro("Cancelled: the output is empty.");
+    }
+    else
+    {
+      vtkErrorMacro(<< tree.Outcome.ErrorMessage);
+    }
+    messages.push_back(cancelled ? "cancelled" : "error: " + tree.Outcome.ErrorMessage);
+    MakeEmpty(output, cancelled ? "none (cancelled)" : "none (error)", messages);
+    return 1;
+  }
+
+  // The ghost copies: each owner sends the points asked of it, with their point arrays, in the
+  // order asked (the tree's ghost order: by owner, then global id).
+  std::vector<std::vector<unsigned char>> asks(static_cast<std::size_t>(processes)), asked;
+  for (std::size_t g = 0; g < tree.GhostOwners.size(); ++g)
+  {
+    const vtkIdType id = tree.GhostOwnerPoints[g];
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&id);
+    asks[tree.GhostOwners[g]].insert(asks[tree.GhostOwners[g]].end(), bytes, bytes + sizeof id);
+  }
+  bool ok = vtkEMSTParallel::AllToAll(controller, asks, asked);
+  std::vector<vtkSmartPointer<vtkDataObject>> copies(static_cast<std::size_t>(processes)), received;
+  for (int p = 0; p < processes; ++p)
+  {
+    const std::vector<unsigned char>& wanted = asked[p];
+    if (wanted.empty())
+    {
+      continue;
+    }
+    auto ids = vtkSmartPointer<vtkIdList>::New();
+    ids->SetNumberOfIds(static_cast<vtkIdType>(wanted.size() / sizeof(vtkIdType)));
+    std::memcpy(ids->GetPointer(0), wanted.data(), wanted.size());
+    auto copy = vtkSmartPointer<vtkPolyData>::New();
+    auto points = vtkSmartPointer<vtkPoints>::New();
+    points->SetDataType(own->GetPoints()->GetDataType());
+    own->GetPoints()->GetPoints(ids, points);
+    copy->SetPoints(points);
+    copy->GetPointData()->CopyAllocate(own->GetPointData(), ids->GetNumberOfIds());
+    for (vtkIdType k = 0; k < ids->GetNumberOfIds(); ++k)
+    {
+      copy->GetPointData()->CopyData(own->GetPointData(), ids->GetId(k), k);
+    }
+    copies[p] = copy;
+  }
+  ok = vtkEMSTParallel::AllToAll(controller, copies, received) && ok;
+  std::vector<vtkSmartPointer<vtkPointSet>> pieces{ own };
+  vtkIdType ghostsReceived = 0;
+  for (int p = 0; p < processes; ++p)
+  {
+    auto* piece = vtkPointSet::SafeDownCast(received[p]);
+    if (p != rank && piece != nullptr && piece->GetNumberOfPoints() > 0)
+    {
+      pieces.emplace_back(piece);
+      ghostsReceived += piece->GetNumberOfPoints();
+    }
+  }
+  if (!ok || ghostsReceived != static_cast<vtkIdType>(tree.GhostOwners.size()))
+  {
+    const std::string error = "Fetching the remote ends of the edges from their processes failed.";
+    vtkErrorMacro(<< error);
+    messages.push_back("error: " + error);
+    MakeEmpty(output, "none (error)", messages);
+    return 1;
+  }
+  vtkEMSTGather::Append(pieces, output, false);
+
+  // Which process holds each point, its global id, and the ghost copies' flag.
+  const vtkIdType ownPoints = tree.OwnPoints;
+  const vtkIdType allPoints = output->GetNumberOfPoints();
+  auto globalIds = vtkEMSTArrays::Named<vtkIdTypeArray>("EMSTGlobalId");
+  auto owners = vtkEMSTArrays::Named<vtkIntArray>("EMSTOwnerRank");
+  globalIds->SetNumberOfValues(allPoints);
+  owners->SetNumberOfValues(allPoints);
+  auto ghostFlags = vtkSmartPointer<vtkUnsignedCharArray>::New();
+  ghostFlags->SetName(vtkDataSetAttributes::GhostArrayName());
+  ghostFlags->SetNumberOfValues(allPoints);
+  vtkUnsignedCharArray* ownFlags = PointGhosts(own);
+  for (vtkIdType k = 0; k < allPoints; ++k)
+  {
+    const bool ghost = k >= ownPoints;
+    const std::size_t g = static_cast<std::size_t>(k - ownPoints);
+    globalIds->SetValue(k, ghost ? tree.GhostGlobalIds[g] : tree.GlobalIds->GetValue(k));
+    owners->SetValue(k, ghost ? tree.GhostOwners[g] : rank);
+    ghostFlags->SetValue(k,
+      ghost ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT)
+            : (ownFlags ? ownFlags->GetValue(k) : 0));
+  }
+  output->GetPointData()->AddArray(globalIds);
+  output->GetPointData()->AddArray(owners);
+  output->GetPointData()->AddArray(ghostFlags);
+
+  for (const std::string& message : tree.Messages)
+  {
+    vtkWarningMacro(<< message);
+    messages.push_back(message);
+  }
+  if (tree.GhostPoints > 0)
+  {
+    messages.push_back(
+      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
+  }
+  output->SetLines(tree.Lines);
+  output->GetCellData()->AddArray(tree.EdgeLength);
+  output->GetCellData()->SetActiveScalars("EdgeLength");
+  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
+    tree.ComputeMilliseconds, tree.PointsInTree, tree.InputPath, messages);
+  vtkFieldData* fd = output->GetFieldData();
+  vtkEMSTArrays::AddValue<vtkIdTypeArray>(fd, "EMSTExchangedPoints", tree.ExchangedPoints);
+  vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTParallelMode", std::string("Distributed"));
+  return 1;
+}
+
+//------------------------------------------------------------------------------
 void vtkEMSTEuclideanMinimumSpanningTree::PrintSelf(ostream& os, vtkIndent indent)
 {
   this->Superclass::PrintSelf(os, indent);
   os << indent
      << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
+     << "\n";
+  os << indent << "ParallelMode: " << (this->ParallelMode == GATHER ? "Gather" : "Distributed")
      << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

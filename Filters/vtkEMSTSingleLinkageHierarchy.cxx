@@ -14,6 +14,7 @@
 #include "vtkInformationVector.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
+#include "vtkPointData.h"
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkTable.h"
@@ -63,22 +64,36 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
   };
 
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
-  bool gathered = false;
-  vtkSmartPointer<vtkPolyData> input =
-    vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
-  if (input == nullptr)
-  {
-    emptyTable();
-    return 1;
-  }
-
   vtkEMSTEngineBridge::Status status;
-  auto tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, status);
   vtkEMSTEngineBridge::ClusterTree::Hierarchy hierarchy;
-  if (tree != nullptr)
+  if (vtkEMSTEngineBridge::IsDistributedTree(this->Controller, local))
   {
-    hierarchy = tree->ComputeHierarchy();
-    status = hierarchy.Outcome;
+    // A distributed tree: its edges (n - 1 rows) are gathered on process 0, not its points.
+    auto tree = vtkEMSTEngineBridge::DistributedClusterTree::Create(local, lengths,
+      local->GetPointData()->GetArray("EMSTGlobalId"),
+      local->GetPointData()->GetArray("EMSTOwnerRank"), this->Controller, status);
+    if (tree != nullptr)
+    {
+      hierarchy = tree->ComputeHierarchy();
+      status = hierarchy.Outcome;
+    }
+  }
+  else
+  {
+    bool gathered = false;
+    vtkSmartPointer<vtkPolyData> input =
+      vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
+    if (input == nullptr)
+    {
+      emptyTable();
+      return 1;
+    }
+    auto tree = vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, status);
+    if (tree != nullptr)
+    {
+      hierarchy = tree->ComputeHierarchy();
+      status = hierarchy.Outcome;
+    }
   }
   if (status.Code != vtkEMSTEngineBridge::Status::Ok)
   {

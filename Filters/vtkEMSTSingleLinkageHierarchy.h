@@ -18,7 +18,10 @@
  * ones, make it a forest with fewer rows). At equal heights the order of merges may differ from
  * scipy's; the hierarchy is the same.
  *
- * Parallel runs: as vtkEMSTClusters (gathered on process 0 when spread).
+ * Parallel runs: a tree from the tree filter's Distributed mode sends its edges (not its points)
+ * to process 0, which builds the whole hierarchy (points numbered by their global ids,
+ * EMSTGlobalId); the other processes output an empty table. Any other tree spread over several
+ * processes is gathered on process 0 first, as in vtkEMSTClusters.
  */
 #ifndef vtkEMSTSingleLinkageHierarchy_h
 #define vtkEMSTSingleLinkageHierarchy_h

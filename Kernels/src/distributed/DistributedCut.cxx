@@ -58,6 +58,26 @@ bool notAbove(const ForestEdge& e, const DistributedTreeCutter::EdgeOrder& last)
   return e.i != last.i ? e.i < last.i : e.j <= last.j;
 }
 
+/// The least x in [lo, hi] with holds(x), for a predicate that is false then true along the range
+/// (and true at hi): a binary search.
+template <class Predicate>
+std::uint64_t leastSatisfying(std::uint64_t lo, std::uint64_t hi, Predicate&& holds)
+{
+  while (lo < hi)
+  {
+    std::uint64_t const mid = lo + (hi - lo) / 2;
+    if (holds(mid))
+    {
+      hi = mid;
+    }
+    else
+    {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
 /// An edge with a remote end, as one end's rank keeps it.
 struct CrossEdge
 {
@@ -252,53 +272,20 @@ public:
       std::memcpy(&length, &bits, sizeof length);
       return this->X.sum(this->countNotAbove(EdgeOrder{ length, kMax, kMax }));
     };
-    std::uint64_t lo = 0, hi = lengthBits(this->Longest);
-    while (lo < hi)
-    {
-      std::uint64_t const mid = lo + (hi - lo) / 2;
-      if (countBits(mid) >= k)
-      {
-        hi = mid;
-      }
-      else
-      {
-        lo = mid + 1;
-      }
-    }
+    std::uint64_t const bits = leastSatisfying(
+      0, lengthBits(this->Longest), [&](std::uint64_t b) { return countBits(b) >= k; });
     double length;
-    std::memcpy(&length, &lo, sizeof length);
-    std::uint64_t const below = lo == 0 ? 0 : countBits(lo - 1);
+    std::memcpy(&length, &bits, sizeof length);
+    std::uint64_t const below = bits == 0 ? 0 : countBits(bits - 1);
     // Then the least (i, j) among the edges of that length.
     auto count = [&](std::uint64_t i, std::uint64_t j) {
       return this->X.sum(this->countNotAbove(EdgeOrder{ length, i, j })) - below;
     };
     std::uint64_t const r = k - below;
-    std::uint64_t ilo = 0, ihi = kMax;
-    while (ilo < ihi)
-    {
-      std::uint64_t const mid = ilo + (ihi - ilo) / 2;
-      if (count(mid, kMax) >= r)
-      {
-        ihi = mid;
-      }
-      else
-      {
-        ilo = mid + 1;
-      }
-    }
-    std::uint64_t jlo = 0, jhi = kMax;
-    while (jlo < jhi)
-    {
-      std::uint64_t const mid = jlo + (jhi - jlo) / 2;
-      if (count(ilo, mid) >= r)
-      {
-        jhi = mid;
-      }
-      else
-      {
-        jlo = mid + 1;
-      }
-    }
+    std::uint64_t const ilo =
+      leastSatisfying(0, kMax, [&](std::uint64_t i) { return count(i, kMax) >= r; });
+    std::uint64_t const jlo =
+      leastSatisfying(0, kMax, [&](std::uint64_t j) { return count(ilo, j) >= r; });
     return EdgeOrder{ length, ilo, jlo };
   }
 
