@@ -75,6 +75,61 @@ void AddFieldData(vtkPolyData* output, double totalLength, const std::string& ba
   vtkEMSTArrays::AddStrings(fd, "EMSTMessages", messages);
 }
 
+/// An output with no points and no lines, but with the arrays a downstream user looks for.
+void MakeEmpty(
+  vtkPolyData* output, const std::string& backend, const std::vector<std::string>& messages)
+{
+  output->Initialize();
+  output->SetPoints(vtkSmartPointer<vtkPoints>::New());
+  output->SetLines(vtkSmartPointer<vtkCellArray>::New());
+  output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
+  AddFieldData(
+    output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "", messages);
+}
+
+/// For a failed or cancelled run: reports it, makes the output empty and returns true.
+bool EmptyUnlessOk(vtkAlgorithm* filter, vtkPolyData* output,
+  const vtkEMSTEngineBridge::Status& outcome, std::vector<std::string>& messages)
+{
+  if (outcome.Code == vtkEMSTEngineBridge::Status::Ok)
+  {
+    return false;
+  }
+  const bool cancelled = outcome.Code == vtkEMSTEngineBridge::Status::Cancelled;
+  if (cancelled)
+  {
+    vtkWarningWithObjectMacro(filter, "Cancelled: the output is empty.");
+  }
+  else
+  {
+    vtkErrorWithObjectMacro(filter, << outcome.ErrorMessage);
+  }
+  messages.push_back(cancelled ? "cancelled" : "error: " + outcome.ErrorMessage);
+  MakeEmpty(output, cancelled ? "none (cancelled)" : "none (error)", messages);
+  return true;
+}
+
+/// The tree's lines, lengths and field data on `output`; its notes reported and kept.
+void SetTree(vtkAlgorithm* filter, vtkPolyData* output, const vtkEMSTEngineBridge::Result& tree,
+  const std::string& inputPath, std::vector<std::string>& messages)
+{
+  for (const std::string& message : tree.Messages)
+  {
+    vtkWarningWithObjectMacro(filter, << message);
+    messages.push_back(message);
+  }
+  if (tree.GhostPoints > 0)
+  {
+    messages.push_back(
+      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
+  }
+  output->SetLines(tree.Lines);
+  output->GetCellData()->AddArray(tree.EdgeLength);
+  output->GetCellData()->SetActiveScalars("EdgeLength");
+  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
+    tree.ComputeMilliseconds, tree.PointsInTree, inputPath, messages);
+}
+
 /// The engine's request for the points of `leaves`, reporting progress to `filter`.
 vtkEMSTEngineBridge::Request MakeRequest(
   vtkAlgorithm* filter, const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, int backend)
@@ -97,18 +152,6 @@ vtkEMSTEngineBridge::Request MakeRequest(
 #endif
   };
   return request;
-}
-
-/// An output with no points and no lines, but with the arrays a downstream user looks for.
-void MakeEmpty(
-  vtkPolyData* output, const std::string& backend, const std::vector<std::string>& messages)
-{
-  output->Initialize();
-  output->SetPoints(vtkSmartPointer<vtkPoints>::New());
-  output->SetLines(vtkSmartPointer<vtkCellArray>::New());
-  output->GetCellData()->AddArray(vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength"));
-  AddFieldData(
-    output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "", messages);
 }
 
 } // namespace
@@ -246,37 +289,13 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
-  if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Failed)
+  if (EmptyUnlessOk(this, output, tree.Outcome, messages))
   {
-    vtkErrorMacro(<< tree.Outcome.ErrorMessage);
-    messages.push_back("error: " + tree.Outcome.ErrorMessage);
-    MakeEmpty(output, "none (error)", messages);
-    return 1;
-  }
-  if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled)
-  {
-    vtkWarningMacro("Cancelled: the output is empty.");
-    messages.emplace_back("cancelled");
-    MakeEmpty(output, "none (cancelled)", messages);
     return 1;
   }
 
-  for (const std::string& message : tree.Messages)
-  {
-    vtkWarningMacro(<< message);
-    messages.push_back(message);
-  }
-  if (tree.GhostPoints > 0)
-  {
-    messages.push_back(
-      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
-  }
-  output->SetLines(tree.Lines);
-  output->GetCellData()->AddArray(tree.EdgeLength);
-  output->GetCellData()->SetActiveScalars("EdgeLength");
-  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
-    tree.ComputeMilliseconds, tree.PointsInTree,
-    tree.InputPath + (gathered ? ", gathered from all processes" : ""), messages);
+  SetTree(this, output, tree, tree.InputPath + (gathered ? ", gathered from all processes" : ""),
+    messages);
   return 1;
 }
 
@@ -310,20 +329,8 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestDistributed(
   vtkEMSTEngineBridge::DistributedTree tree =
     vtkEMSTEngineBridge::ComputeDistributedTree(request, controller);
   this->SetProgressText(nullptr);
-  if (tree.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
+  if (EmptyUnlessOk(this, output, tree.Outcome, messages)) // the same outcome on every process
   {
-    // The same outcome on every process: all outputs are empty.
-    const bool cancelled = tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled;
-    if (cancelled)
-    {
-      vtkWarningMacro("Cancelled: the output is empty.");
-    }
-    else
-    {
-      vtkErrorMacro(<< tree.Outcome.ErrorMessage);
-    }
-    messages.push_back(cancelled ? "cancelled" : "error: " + tree.Outcome.ErrorMessage);
-    MakeEmpty(output, cancelled ? "none (cancelled)" : "none (error)", messages);
     return 1;
   }
 
@@ -407,24 +414,11 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestDistributed(
   output->GetPointData()->AddArray(owners);
   output->GetPointData()->AddArray(ghostFlags);
 
-  for (const std::string& message : tree.Messages)
-  {
-    vtkWarningMacro(<< message);
-    messages.push_back(message);
-  }
-  if (tree.GhostPoints > 0)
-  {
-    messages.push_back(
-      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
-  }
-  output->SetLines(tree.Lines);
-  output->GetCellData()->AddArray(tree.EdgeLength);
-  output->GetCellData()->SetActiveScalars("EdgeLength");
-  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
-    tree.ComputeMilliseconds, tree.PointsInTree, tree.InputPath, messages);
+  SetTree(this, output, tree, tree.InputPath, messages);
   vtkFieldData* fd = output->GetFieldData();
   vtkEMSTArrays::AddValue<vtkIdTypeArray>(fd, "EMSTExchangedPoints", tree.ExchangedPoints);
   vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTParallelMode", std::string("Distributed"));
+  vtkEMSTArrays::AddValue<vtkIntArray>(fd, "EMSTDistributedRounds", tree.Rounds);
   return 1;
 }
 

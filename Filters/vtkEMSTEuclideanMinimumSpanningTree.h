@@ -51,8 +51,9 @@
  *   `EMSTOwnerRank` (int: the process holding the point) on every output point; field data
  *   `TotalLength` (the global sum: the same on every process), `EMSTPointsInTree` (global),
  *   `EMSTExchangedPoints` (vtkIdType: point records this process sent or received),
- *   `EMSTComputeMilliseconds` (this process's time). The tree is the serial tree of the points in
- *   global-id order, edge for edge.
+ *   `EMSTComputeMilliseconds` (this process's time), `EMSTParallelMode` ("Distributed"),
+ *   `EMSTDistributedRounds` (the Boruvka rounds over the processes). The tree is the serial tree
+ *   of the points in global-id order, edge for edge.
  * - GATHER: every process sends its points to process 0, which computes the tree alone (its
  *   memory caps the size); the other processes output no points.
  *

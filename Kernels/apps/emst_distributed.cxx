@@ -48,8 +48,8 @@ const char* const HelpText =
   "Computes the exact Euclidean minimum spanning tree of a point cloud split over ranks, without\n"
   "gathering it: each rank reads and keeps only its share.\n"
   "\n"
-  "FILE.f32         little-endian uint64 n, uint32 dim, n*dim float32 (text files are read whole\n"
-  "                 by every rank, which then keeps its share).\n"
+  "FILE.f32         little-endian uint64 n, uint32 dim, n*dim float32; each rank reads its share\n"
+  "                 (text files .xyz/.csv: every rank reads all and keeps its share).\n"
   "--ranks P        P in-process ranks (threads) instead of MPI ranks; without MPI support, or\n"
   "                 when not started by mpiexec, the default is 1.\n"
   "--split S        how the points are shared: chunks (contiguous runs of the file, default),\n"
@@ -258,19 +258,21 @@ private:
 class Splitter
 {
 public:
-  Splitter(const std::string& split, int ranks, F32Reader& file)
+  /// xOf(k): the x of point k, read for a regular sample of at most 2^16 points (slabs only).
+  template <class XOf>
+  Splitter(const std::string& split, int ranks, std::uint64_t count, XOf&& xOf)
     : Split(split)
     , Ranks(ranks)
-    , Count(file.count())
+    , Count(count)
   {
     if (split == "slabs")
     {
-      // The x quantiles of a regular sample of at most 2^16 points.
+      // The x quantiles of the sample.
       std::uint64_t const step = std::max<std::uint64_t>(1, this->Count >> 16);
       std::vector<float> sample;
       for (std::uint64_t k = 0; k < this->Count; k += step)
       {
-        file.read(k, 1, [&sample](std::uint64_t, const float* x) { sample.push_back(x[0]); });
+        sample.push_back(xOf(k));
       }
       sample.erase(
         std::remove_if(sample.begin(), sample.end(), [](float x) { return std::isnan(x); }),
@@ -334,26 +336,35 @@ Share readShare(const std::string& path, const std::string& split, int rank, int
   std::string const ext = path.size() > 4 ? path.substr(path.size() - 4) : "";
   if (ext != ".f32")
   {
+    // Text: every rank reads it all (as float32, like .f32) and keeps its share.
     emst::PointSet const all = emst::readPointFile(path);
+    std::size_t const dim = static_cast<std::size_t>(all.dimension);
+    auto at = [&all, dim](std::uint64_t k, std::size_t a)
+    {
+      return all.float32.empty() ? static_cast<float>(all.float64[k * dim + a])
+                                 : all.float32[k * dim + a];
+    };
+    Splitter const splitter(split, ranks, all.count, [&at](std::uint64_t k) { return at(k, 0); });
     share.dimension = all.dimension;
     share.total = all.count;
-    // Text: everyone read it all; keep a contiguous chunk (the other splits need .f32).
-    std::uint64_t const first = all.count * static_cast<std::uint64_t>(rank) / ranks;
-    std::uint64_t const end = all.count * static_cast<std::uint64_t>(rank + 1) / ranks;
-    for (std::uint64_t k = first; k < end; ++k)
+    for (std::uint64_t k = 0; k < all.count; ++k)
     {
-      for (int a = 0; a < all.dimension; ++a)
+      float const x[3] = { at(k, 0), at(k, 1), dim == 3 ? at(k, 2) : 0.0f };
+      if (splitter.rankOf(k, x) == rank)
       {
-        std::size_t const at =
-          k * static_cast<std::size_t>(all.dimension) + static_cast<std::size_t>(a);
-        share.xyz.push_back(
-          all.float32.empty() ? static_cast<float>(all.float64[at]) : all.float32[at]);
+        share.xyz.insert(share.xyz.end(), x, x + dim);
       }
     }
     return share;
   }
   F32Reader file(path);
-  Splitter const splitter(split, ranks, file);
+  Splitter const splitter(split, ranks, file.count(),
+    [&file](std::uint64_t k)
+    {
+      float x = 0.0f;
+      file.read(k, 1, [&x](std::uint64_t, const float* p) { x = p[0]; });
+      return x;
+    });
   share.dimension = file.dimension();
   share.total = file.count();
   std::uint64_t first = 0, count = 0;
