@@ -95,8 +95,9 @@ struct DistributedEdge
 
 struct DistributedOptions
 {
-  /// The local trees' engine (backend, threads, device). Its progress callback sees the local
-  /// tree's steps on this rank; cancelling there cancels the run on every rank.
+  /// The local trees' engine (backend, threads, device); cpuThreads also bounds the threads of
+  /// the distributed phases (answering queries). Its progress callback sees the local tree's steps
+  /// and the rounds on this rank; cancelling there cancels the run on every rank.
   Options engine;
   /// Boxes each rank publishes of its points (the top of its query tree): more prune better.
   int boxesPerRank = 64;

@@ -43,6 +43,8 @@
 #include "distributed/QueryIndex.h"
 #include "phases/Frame.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -156,6 +158,12 @@ private:
     f();
     this->Result.stats.phases.push_back(PhaseTime{ name, millisecondsSince(start) });
     this->notePeak();
+  }
+
+  /// The host loops' threads: the engine's cpuThreads when set, else the OpenMP default.
+  int threads() const
+  {
+    return this->Opts.engine.cpuThreads > 0 ? this->Opts.engine.cpuThreads : omp_get_max_threads();
   }
 
   std::uint32_t inputOf(std::uint32_t slot) const
@@ -360,7 +368,7 @@ private:
     // group's box, scanned until that distance reaches the best so far.
     this->ForeignLower.assign(this->N, kInfinity);
     double const scale = this->Scale;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(this->threads())
     for (std::ptrdiff_t g = 0; g < static_cast<std::ptrdiff_t>(groups.size()); ++g)
     {
       std::vector<std::pair<double, std::uint32_t>> order;
@@ -565,7 +573,7 @@ private:
         this->IndexFresh = true;
       }
       std::uint64_t found = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : found)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : found) num_threads(this->threads())
       for (std::ptrdiff_t w = 0; w < static_cast<std::ptrdiff_t>(work.size()); ++w)
       {
         const Query& q = inbox[work[w].first][work[w].second];
