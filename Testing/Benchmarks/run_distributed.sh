@@ -156,7 +156,7 @@ for set in $sets; do
       [ -n "$base_cpu" ] || base_cpu=$cpu_s
       efficiency=$(awk -v t1="$base_time" -v t="$time_ms" -v p="$ranks" -v p1="${ranks_list%% *}" \
         'BEGIN { printf "%.2f", (t1 * p1) / (t * p) }')
-      work=$(awk -v c1="$base_cpu" -v c="$cpu_s" 'BEGIN { printf "%.2f", c > 0 ? c1 / c : 0 }')
+      work=$(awk -v c1="$base_cpu" -v c="$cpu_s" 'BEGIN { printf "%.2f", (c > 0 ? c1 / c : 0) }')
       echo "$set,$n,$split,$ranks,$time_ms,$cpu_s,$efficiency,$work,$total,$max_exchanged,$mean_exchanged,$tracked,$rss,$rounds,$verdict" >>"$csv"
       rows+=("| $set | $n | $split | $ranks | $time_ms | $cpu_s | $efficiency | $work | $max_exchanged | $mean_exchanged | $tracked | $rss | $rounds | $total | $verdict |")
     done

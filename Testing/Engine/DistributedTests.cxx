@@ -186,11 +186,14 @@ struct RankOutcome
 class Distributed
 {
 public:
-  Distributed(const Cloud& cloud, Split split, Backend backend, bool callerIds)
+  /// queriesPerStep: DistributedOptions::queriesPerStep (small values: many exchange steps).
+  Distributed(const Cloud& cloud, Split split, Backend backend, bool callerIds,
+    std::size_t queriesPerStep = emst::DistributedOptions().queriesPerStep)
     : Source(cloud)
     , Parts(std::move(split))
     , Engine(backend)
     , CallerIds(callerIds)
+    , QueriesPerStep(queriesPerStep)
   {
   }
 
@@ -254,6 +257,7 @@ public:
           distributed.engine = optionsFor(this->Engine);
           distributed.engine.cpuThreads = 1;
           distributed.boxesPerRank = 16;
+          distributed.queriesPerStep = this->QueriesPerStep;
           mine.tree = emst::computeDistributedEmst(
             pieces[r].view(), comm, distributed, this->CallerIds ? ids.data() : nullptr);
           for (std::size_t k = 0; k < pieces[r].count; ++k)
@@ -478,6 +482,7 @@ private:
   Split Parts;
   Backend Engine;
   bool CallerIds;
+  std::size_t QueriesPerStep;
 };
 
 /// Thresholds for a cloud: none kept, zero-length edges only, the median and 99th percentile of
@@ -673,7 +678,9 @@ TEST_P(DistributedCase, SerialTreeAndClusters)
     }
     Cloud const cloud = c.cloud();
     CutPlan const plan = planFor(cloud);
-    Distributed run(cloud, c.split(cloud), std::get<0>(this->GetParam()), c.callerIds);
+    // Half the cases exchange in steps of 5 queries: the steps must not change the tree.
+    Distributed run(cloud, c.split(cloud), std::get<0>(this->GetParam()), c.callerIds,
+      c.callerIds ? 5 : emst::DistributedOptions().queriesPerStep);
     run.check(c.cut ? &plan : nullptr);
   }
 }
@@ -706,7 +713,7 @@ TEST_P(DistributedDataSet, ThreeSplitsMatchSerial)
   }
   {
     SCOPED_TRACE("random interleave");
-    Distributed(cloud, interleave(cloud.count, 3, 21), backend(), true).check();
+    Distributed(cloud, interleave(cloud.count, 3, 21), backend(), true, 2000).check();
   }
 }
 

@@ -101,6 +101,9 @@ struct DistributedOptions
   Options engine;
   /// Boxes each rank publishes of its points (the top of its query tree): more prune better.
   int boxesPerRank = 64;
+  /// Nearest-point queries a rank sends per exchange step: bounds the memory of the exchange
+  /// (about 140 bytes per query, there and back) at the cost of more steps when it is large.
+  std::size_t queriesPerStep = std::size_t(1) << 18;
 };
 
 /// What one rank did. Counts are this rank's, except where "global" is said.

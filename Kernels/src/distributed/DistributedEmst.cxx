@@ -160,6 +160,8 @@ private:
     this->notePeak();
   }
 
+  std::size_t stepQueries() const { return std::max<std::size_t>(1, this->Opts.queriesPerStep); }
+
   /// The host loops' threads: the engine's cpuThreads when set, else the OpenMP default.
   int threads() const
   {
@@ -541,14 +543,14 @@ private:
 
   /// Sends the queries (outbox[t]: to rank t, tags numbering them here) and returns the answers
   /// by tag; answers the queries that other ranks send here.
-  std::vector<Answer> query(const PerRank<Query>& outbox, std::size_t count)
+  std::vector<Answer> query(PerRank<Query> outbox, std::size_t count)
   {
     for (std::size_t t = 0; t < outbox.size(); ++t)
     {
       this->Result.stats.queriesSent += outbox[t].size();
       this->Result.stats.exchangedPoints += outbox[t].size();
     }
-    PerRank<Query> const inbox = this->X.allToAll(outbox);
+    PerRank<Query> const inbox = this->X.allToAll(std::move(outbox));
     // The answering side: refresh the subtree labels once, if anything asks.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> work; // (rank, position)
     for (std::size_t s = 0; s < inbox.size(); ++s)
@@ -610,6 +612,37 @@ private:
       }
     }
     return byTag;
+  }
+
+  /// A query of point `slot` of component `label`, answered within `bound`, numbered `tag`.
+  Query queryOf(std::uint32_t slot, std::uint64_t label, double bound, std::size_t tag) const
+  {
+    Query q{};
+    q.id = this->IdOfSlot[slot];
+    q.label = label;
+    q.bound = bound;
+    std::copy(this->xOf(slot), this->xOf(slot) + 3, q.x);
+    q.tag = tag;
+    return q;
+  }
+
+  /// Queries in steps of at most DistributedOptions::queriesPerStep from this rank, so that the
+  /// exchange's memory is bounded whatever its total: emit(outbox) adds a step's queries (tags from
+  /// 0) and returns their count, consume(answers) takes their answers by tag, more() says whether
+  /// this rank has queries left. Collective: every rank steps until none has any left.
+  template <class Emit, class Consume, class More>
+  void queryInSteps(Emit&& emit, Consume&& consume, More&& more)
+  {
+    while (true)
+    {
+      PerRank<Query> outbox = this->X.outbox<Query>();
+      std::size_t const count = emit(outbox);
+      consume(this->query(std::move(outbox), count));
+      if (this->X.max(more() ? 1 : 0) == 0)
+      {
+        return;
+      }
+    }
   }
 
   void rounds()
@@ -727,65 +760,69 @@ private:
         }
       }
     }
-    PerRank<Query> probes = this->X.outbox<Query>();
     std::vector<std::uint32_t> probeRank(parts, kNoIndex);
-    std::vector<std::uint32_t> probePart;
-    for (std::uint32_t part = 0; part < parts; ++part)
-    {
-      std::uint32_t const slot = probeOfPart[part];
-      if (slot == kNoIndex || probeLower[part] == kInfinity ||
-        (best[part].exists() && best[part].key < probeLower[part]))
-      {
-        continue;
-      }
-      double nearest = kInfinity;
-      for (int t = 0; t < p; ++t)
-      {
-        double const lower =
-          t == me ? kInfinity : this->lowerToRank(slot, static_cast<std::size_t>(t));
-        if (lower < nearest)
-        {
-          nearest = lower;
-          probeRank[part] = static_cast<std::uint32_t>(t);
-        }
-      }
-      if (probeRank[part] == kNoIndex)
-      {
-        continue;
-      }
-      Query q{};
-      q.id = this->IdOfSlot[slot];
-      q.label = labels[part];
-      q.bound = best[part].exists() ? best[part].key : kInfinity;
-      std::copy(this->xOf(slot), this->xOf(slot) + 3, q.x);
-      q.tag = probePart.size();
-      probes[probeRank[part]].push_back(q);
-      probePart.push_back(part);
-    }
-    std::vector<Answer> const probeAnswers = this->query(probes, probePart.size());
-    probes.clear();
     std::vector<double> probeKey(parts, kInfinity); // the probed rank's lower bound after it
+    std::vector<Answer> probeAnswers;               // the found ones, in part order
     std::vector<std::uint32_t> probeAnswerOfPart(parts, kNoIndex);
-    for (std::size_t k = 0; k < probePart.size(); ++k)
-    {
-      std::uint32_t const part = probePart[k];
-      const Answer& a = probeAnswers[k];
-      if (a.found)
+    std::uint32_t nextPart = 0;
+    std::vector<std::uint32_t> probePart; // of the current step, by tag
+    this->queryInSteps(
+      [&](PerRank<Query>& outbox)
       {
-        probeAnswerOfPart[part] = static_cast<std::uint32_t>(k);
-        probeKey[part] = a.key;
-        Candidate const c =
-          this->candidateOf(a, probeOfPart[part], labels[part], static_cast<int>(probeRank[part]));
-        if (c.betterThan(best[part]))
+        probePart.clear();
+        for (; nextPart < parts && probePart.size() < this->stepQueries(); ++nextPart)
         {
-          best[part] = c;
+          std::uint32_t const part = nextPart;
+          std::uint32_t const slot = probeOfPart[part];
+          if (slot == kNoIndex || probeLower[part] == kInfinity ||
+            (best[part].exists() && best[part].key < probeLower[part]))
+          {
+            continue;
+          }
+          double nearest = kInfinity;
+          for (int t = 0; t < p; ++t)
+          {
+            double const lower =
+              t == me ? kInfinity : this->lowerToRank(slot, static_cast<std::size_t>(t));
+            if (lower < nearest)
+            {
+              nearest = lower;
+              probeRank[part] = static_cast<std::uint32_t>(t);
+            }
+          }
+          if (probeRank[part] == kNoIndex)
+          {
+            continue;
+          }
+          outbox[probeRank[part]].push_back(this->queryOf(slot, labels[part],
+            best[part].exists() ? best[part].key : kInfinity, probePart.size()));
+          probePart.push_back(part);
         }
-      }
-      else
+        return probePart.size();
+      },
+      [&](const std::vector<Answer>& answers)
       {
-        probeKey[part] = best[part].exists() ? best[part].key : kInfinity;
-      }
-    }
+        for (std::size_t k = 0; k < probePart.size(); ++k)
+        {
+          std::uint32_t const part = probePart[k];
+          const Answer& a = answers[k];
+          if (!a.found)
+          {
+            probeKey[part] = best[part].exists() ? best[part].key : kInfinity;
+            continue;
+          }
+          probeAnswerOfPart[part] = static_cast<std::uint32_t>(probeAnswers.size());
+          probeAnswers.push_back(a);
+          probeKey[part] = a.key;
+          Candidate const c = this->candidateOf(
+            a, probeOfPart[part], labels[part], static_cast<int>(probeRank[part]));
+          if (c.betterThan(best[part]))
+          {
+            best[part] = c;
+          }
+        }
+      },
+      [&] { return nextPart < parts; });
 
     // Each component's bound: the least candidate of all its parts so far.
     std::vector<Candidate> const bounds = this->UnionFind.propose(best, labels);
@@ -796,111 +833,117 @@ private:
     }
 
     // Queries: a point asks a rank when both its lower bounds are within its component's bound.
-    PerRank<Query> outbox = this->X.outbox<Query>();
+    // A point's new lower bound is then the least over the ranks of what each said (a found key,
+    // the bound when nothing was within it, the box bound of a rank not asked); it only grows.
+    // Its least answer (the probe's too) is its nearest foreign point over all ranks when within
+    // the bound, since every rank that gave none has only points beyond the bound: it is kept.
     struct Origin
     {
       std::uint32_t slot, rank;
     };
-    std::vector<Origin> origins;
-    std::vector<std::uint32_t> askers; // slots that asked, with the lower bounds of skipped ranks
+    std::vector<Origin> origins;       // of the current step, by tag
+    std::vector<std::uint32_t> askers; // its slots, with the lower bounds of the ranks not asked
     std::vector<double> skippedLower;
-    for (std::uint32_t slot = 0; slot < this->N; ++slot)
-    {
-      if (!this->Finite[slot])
+    std::uint32_t nextSlot = 0;
+    this->queryInSteps(
+      [&](PerRank<Query>& outbox)
       {
-        continue;
-      }
-      std::uint32_t const part = partOf(slot);
-      double const bound = boundOfPart[part];
-      if (this->ForeignLower[slot] > bound || this->KnownOfSlot[slot] != kNoIndex)
-      {
-        continue;
-      }
-      double lowest = kInfinity; // over the ranks not asked: their box bounds, or the probe's
-      for (int t = 0; t < p; ++t)
-      {
-        if (t == me)
+        origins.clear();
+        askers.clear();
+        skippedLower.clear();
+        for (; nextSlot < this->N && origins.size() < this->stepQueries(); ++nextSlot)
         {
-          continue;
-        }
-        if (slot == probeOfPart[part] && static_cast<std::uint32_t>(t) == probeRank[part])
-        {
-          lowest = std::min(lowest, probeKey[part]);
-          continue;
-        }
-        double const lower = this->lowerToRank(slot, static_cast<std::size_t>(t));
-        if (lower > bound)
-        {
-          lowest = std::min(lowest, lower);
-          continue;
-        }
-        Query q{};
-        q.id = this->IdOfSlot[slot];
-        q.label = labels[part];
-        q.bound = bound;
-        std::copy(this->xOf(slot), this->xOf(slot) + 3, q.x);
-        q.tag = origins.size();
-        outbox[static_cast<std::size_t>(t)].push_back(q);
-        origins.push_back(Origin{ slot, static_cast<std::uint32_t>(t) });
-      }
-      askers.push_back(slot);
-      skippedLower.push_back(lowest);
-    }
-    std::vector<Answer> const answers = this->query(outbox, origins.size());
-    outbox.clear();
-
-    // A point's new lower bound: the least over the ranks of what each said (a found key, the
-    // bound when nothing was within it, the box bound of a rank not asked); it only grows. Its
-    // least answer (the probe's too) is its nearest foreign point over all ranks when within the
-    // bound, since every rank that gave none has only points beyond the bound: it is kept.
-    std::size_t q = 0;
-    for (std::size_t k = 0; k < askers.size(); ++k)
-    {
-      std::uint32_t const slot = askers[k];
-      std::uint32_t const part = partOf(slot);
-      std::uint64_t const id = this->IdOfSlot[slot];
-      double lowest = skippedLower[k];
-      const Answer* nearest = nullptr;
-      std::uint32_t nearestRank = 0;
-      auto consider = [&](const Answer& a, std::uint32_t rank)
-      {
-        if (!nearest || EdgeRank::of(a.key, id, a.id) < EdgeRank::of(nearest->key, id, nearest->id))
-        {
-          nearest = &a;
-          nearestRank = rank;
-        }
-      };
-      if (slot == probeOfPart[part] && probeAnswerOfPart[part] != kNoIndex)
-      {
-        consider(probeAnswers[probeAnswerOfPart[part]], probeRank[part]);
-      }
-      for (; q < origins.size() && origins[q].slot == slot; ++q)
-      {
-        const Answer& a = answers[q];
-        if (a.found)
-        {
-          lowest = std::min(lowest, a.key);
-          consider(a, origins[q].rank);
-          Candidate const c =
-            this->candidateOf(a, slot, labels[part], static_cast<int>(origins[q].rank));
-          if (c.betterThan(best[part]))
+          std::uint32_t const slot = nextSlot;
+          if (!this->Finite[slot])
           {
-            best[part] = c;
+            continue;
+          }
+          std::uint32_t const part = partOf(slot);
+          double const bound = boundOfPart[part];
+          if (this->ForeignLower[slot] > bound || this->KnownOfSlot[slot] != kNoIndex)
+          {
+            continue;
+          }
+          double lowest = kInfinity;
+          for (int t = 0; t < p; ++t)
+          {
+            if (t == me)
+            {
+              continue;
+            }
+            if (slot == probeOfPart[part] && static_cast<std::uint32_t>(t) == probeRank[part])
+            {
+              lowest = std::min(lowest, probeKey[part]);
+              continue;
+            }
+            double const lower = this->lowerToRank(slot, static_cast<std::size_t>(t));
+            if (lower > bound)
+            {
+              lowest = std::min(lowest, lower);
+              continue;
+            }
+            outbox[static_cast<std::size_t>(t)].push_back(
+              this->queryOf(slot, labels[part], bound, origins.size()));
+            origins.push_back(Origin{ slot, static_cast<std::uint32_t>(t) });
+          }
+          askers.push_back(slot);
+          skippedLower.push_back(lowest);
+        }
+        return origins.size();
+      },
+      [&](const std::vector<Answer>& answers)
+      {
+        std::size_t q = 0;
+        for (std::size_t k = 0; k < askers.size(); ++k)
+        {
+          std::uint32_t const slot = askers[k];
+          std::uint32_t const part = partOf(slot);
+          std::uint64_t const id = this->IdOfSlot[slot];
+          double lowest = skippedLower[k];
+          const Answer* nearest = nullptr;
+          std::uint32_t nearestRank = 0;
+          auto consider = [&](const Answer& a, std::uint32_t rank)
+          {
+            if (!nearest ||
+              EdgeRank::of(a.key, id, a.id) < EdgeRank::of(nearest->key, id, nearest->id))
+            {
+              nearest = &a;
+              nearestRank = rank;
+            }
+          };
+          if (slot == probeOfPart[part] && probeAnswerOfPart[part] != kNoIndex)
+          {
+            consider(probeAnswers[probeAnswerOfPart[part]], probeRank[part]);
+          }
+          for (; q < origins.size() && origins[q].slot == slot; ++q)
+          {
+            const Answer& a = answers[q];
+            if (a.found)
+            {
+              lowest = std::min(lowest, a.key);
+              consider(a, origins[q].rank);
+              Candidate const c =
+                this->candidateOf(a, slot, labels[part], static_cast<int>(origins[q].rank));
+              if (c.betterThan(best[part]))
+              {
+                best[part] = c;
+              }
+            }
+            else
+            {
+              lowest = std::min(lowest, boundOfPart[part]);
+            }
+          }
+          this->ForeignLower[slot] = std::max(this->ForeignLower[slot], lowest);
+          if (nearest && nearest->key <= boundOfPart[part])
+          {
+            this->KnownOfSlot[slot] = static_cast<std::uint32_t>(this->KnownList.size());
+            this->KnownList.push_back(*nearest);
+            this->KnownList.back().tag = nearestRank;
           }
         }
-        else
-        {
-          lowest = std::min(lowest, boundOfPart[part]);
-        }
-      }
-      this->ForeignLower[slot] = std::max(this->ForeignLower[slot], lowest);
-      if (nearest && nearest->key <= boundOfPart[part])
-      {
-        this->KnownOfSlot[slot] = static_cast<std::uint32_t>(this->KnownList.size());
-        this->KnownList.push_back(*nearest);
-        this->KnownList.back().tag = nearestRank;
-      }
-    }
+      },
+      [&] { return nextSlot < this->N; });
 
     // The merge: chosen edges to their owners, new labels to the fragments and the known answers
     // (whose labels are asked after the parts'; the list is compacted on the way).

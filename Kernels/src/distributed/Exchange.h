@@ -51,8 +51,10 @@ public:
   }
 
   /// One all-to-all: outbox[d] goes to rank d; returns inbox[s], the records rank s sent here.
+  /// The outbox is taken (move it in): each record list is freed once packed, so that a large
+  /// exchange is never held three times.
   template <class T>
-  PerRank<T> allToAll(const PerRank<T>& outbox)
+  PerRank<T> allToAll(PerRank<T> outbox)
   {
     static_assert(std::is_trivially_copyable<T>::value, "records travel as bytes");
     std::size_t const p = static_cast<std::size_t>(this->size());
@@ -64,6 +66,7 @@ public:
       {
         std::memcpy(send[d].data(), outbox[d].data(), send[d].size());
       }
+      std::vector<T>().swap(outbox[d]);
       if (static_cast<int>(d) != this->rank())
       {
         this->Traffic.sent += send[d].size();
