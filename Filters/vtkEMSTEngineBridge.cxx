@@ -657,7 +657,7 @@ public:
       receive.insert(receive.end(), piece.begin(), piece.end());
     }
   }
-  void allToAllv(const std::vector<std::vector<std::uint8_t>>& send,
+  void allToAllv(std::vector<std::vector<std::uint8_t>>& send,
     std::vector<std::vector<std::uint8_t>>& receive) override
   {
     this->Check(

@@ -63,7 +63,7 @@ public:
     }
   }
 
-  void allToAllv(const std::vector<std::vector<std::uint8_t>>& send,
+  void allToAllv(std::vector<std::vector<std::uint8_t>>& send,
     std::vector<std::vector<std::uint8_t>>& receive) override
   {
     std::size_t const p = static_cast<std::size_t>(this->Size);
@@ -79,7 +79,6 @@ public:
     std::uint64_t largest = 0;
     for (std::size_t s = 0; s < p; ++s)
     {
-      receive[s].resize(receiveBytes[s]);
       largest = std::max({ largest, receiveBytes[s], sendBytes[s] });
     }
     check(
@@ -98,9 +97,15 @@ public:
           sendBytes[d] > from ? std::min(this->Chunk, sendBytes[d] - from) : 0;
         sendCounts[d] = static_cast<int>(n);
         sendOffsets[d] = static_cast<int>(packed.size());
-        packed.insert(packed.end(),
-          send[d].begin() + static_cast<std::ptrdiff_t>(std::min(from, sendBytes[d])),
-          send[d].begin() + static_cast<std::ptrdiff_t>(std::min(from, sendBytes[d]) + n));
+        if (n > 0) // send[d] is released once its last bytes are packed
+        {
+          auto const first = send[d].begin() + static_cast<std::ptrdiff_t>(from);
+          packed.insert(packed.end(), first, first + static_cast<std::ptrdiff_t>(n));
+          if (from + n == sendBytes[d])
+          {
+            std::vector<std::uint8_t>().swap(send[d]);
+          }
+        }
       }
       for (std::size_t s = 0; s < p; ++s)
       {
@@ -114,8 +119,13 @@ public:
       check(MPI_Alltoallv(packed.data(), sendCounts.data(), sendOffsets.data(), MPI_BYTE,
               unpacked.data(), receiveCounts.data(), receiveOffsets.data(), MPI_BYTE, this->Comm),
         "MPI_Alltoallv");
+      std::vector<std::uint8_t>().swap(packed);
       for (std::size_t s = 0; s < p; ++s)
       {
+        if (round == 0) // after the first packing: a single-round exchange is not held twice
+        {
+          receive[s].resize(receiveBytes[s]);
+        }
         std::copy(unpacked.begin() + receiveOffsets[s],
           unpacked.begin() + receiveOffsets[s] + receiveCounts[s],
           receive[s].begin() + static_cast<std::ptrdiff_t>(from));

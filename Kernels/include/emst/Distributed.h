@@ -60,8 +60,10 @@ public:
   /// Every rank's `send`, concatenated in rank order, into `receive`; counts[r] = bytes of rank r.
   virtual void allGatherv(const std::vector<std::uint8_t>& send, std::vector<std::uint8_t>& receive,
     std::vector<std::size_t>& counts) = 0;
-  /// send[d] (size() buffers) goes to rank d; receive[s] gets what rank s sent to this rank.
-  virtual void allToAllv(const std::vector<std::vector<std::uint8_t>>& send,
+  /// send[d] (size() buffers) goes to rank d; receive[s] gets what rank s sent to this rank. The
+  /// call may release send's buffers (leave them empty) as soon as they are sent or packed, so
+  /// that a large exchange is not held twice.
+  virtual void allToAllv(std::vector<std::vector<std::uint8_t>>& send,
     std::vector<std::vector<std::uint8_t>>& receive) = 0;
 };
 
@@ -102,8 +104,9 @@ struct DistributedOptions
   /// Boxes each rank publishes of its points (the top of its query tree): more prune better.
   int boxesPerRank = 64;
   /// Nearest-point queries a rank sends per exchange step: bounds the memory of the exchange
-  /// (about 140 bytes per query, there and back) at the cost of more steps when it is large.
-  std::size_t queriesPerStep = std::size_t(1) << 18;
+  /// (a few hundred bytes per query at the peak of a step, there and back: about 20 MB by
+  /// default) at the cost of more steps when the exchange is large.
+  std::size_t queriesPerStep = std::size_t(1) << 16;
 };
 
 /// What one rank did. Counts are this rank's, except where "global" is said.

@@ -825,12 +825,7 @@ private:
       [&] { return nextPart < parts; });
 
     // Each component's bound: the least candidate of all its parts so far.
-    std::vector<Candidate> const bounds = this->UnionFind.propose(best, labels);
-    std::vector<double> boundOfPart(parts);
-    for (std::size_t k = 0; k < parts; ++k)
-    {
-      boundOfPart[k] = bounds[k].exists() ? bounds[k].key : kInfinity;
-    }
+    std::vector<double> const boundOfPart = this->UnionFind.propose(best, labels);
 
     // Queries: a point asks a rank when both its lower bounds are within its component's bound.
     // A point's new lower bound is then the least over the ranks of what each said (a found key,

@@ -3,6 +3,7 @@
 #include "distributed/DistributedUnionFind.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace emst
@@ -98,21 +99,15 @@ std::vector<Reply> DistributedUnionFind::ask(
   return result;
 }
 
-std::vector<Candidate> DistributedUnionFind::propose(
+std::vector<double> DistributedUnionFind::propose(
   const std::vector<Candidate>& proposals, const std::vector<std::uint64_t>& asked)
 {
   this->deliver(proposals);
-  return this->ask<Candidate>(asked,
+  return this->ask<double>(asked,
     [this](std::uint64_t label)
     {
       auto const it = this->Best.find(label);
-      if (it != this->Best.end())
-      {
-        return it->second;
-      }
-      Candidate none;
-      none.from = label;
-      return none;
+      return it != this->Best.end() ? it->second.key : std::numeric_limits<double>::infinity();
     });
 }
 

@@ -59,9 +59,9 @@ public:
   {
   }
 
-  /// Adds `proposals` at their components' homes and returns, for each label of `asked`, the
-  /// least proposal of that component so far over all ranks (absent: to = kNoLabel). Collective.
-  std::vector<Candidate> propose(
+  /// Adds `proposals` at their components' homes and returns, for each label of `asked`, the key
+  /// of the least proposal of that component so far over all ranks (+inf: none). Collective.
+  std::vector<double> propose(
     const std::vector<Candidate>& proposals, const std::vector<std::uint64_t>& asked);
 
   /// Adds `proposals`, then merges every component along its least proposal. Returns the chosen

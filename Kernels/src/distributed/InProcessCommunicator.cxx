@@ -164,7 +164,7 @@ public:
     this->Shared.barrier();
   }
 
-  void allToAllv(const std::vector<std::vector<std::uint8_t>>& send,
+  void allToAllv(std::vector<std::vector<std::uint8_t>>& send,
     std::vector<std::vector<std::uint8_t>>& receive) override
   {
     if (send.size() != static_cast<std::size_t>(this->Shared.Ranks))
@@ -181,6 +181,7 @@ public:
       receive[static_cast<std::size_t>(r)] = (*other)[static_cast<std::size_t>(this->Rank)];
     }
     this->Shared.barrier();
+    send.assign(send.size(), {}); // every rank has its copy
   }
 
 private:
