@@ -24,11 +24,12 @@ set's reference values (.ref.json):
     has the smaller global id (the ownership rule);
   - the correctly rounded sum of EdgeLength over the ranks (math.fsum) equals TotalLength bit for
     bit, TotalLength is the same on every rank and within 1e-12 of the reference weight;
-  - EMSTExchangedPoints is on every rank, and the ranks exchanged points;
+  - EMSTExchangedPoints and EMSTComputeMilliseconds are on every rank, and the ranks exchanged
+    points;
   - MST Clusters at the reference's 99th-percentile threshold: the reference's number of clusters,
-    every point (ghost copies too) in the same cluster as with the Gather mode, the same sizes and
-    cluster table (on rank 0 only); Single Linkage Hierarchy: n - 1 rows on rank 0, whose heights
-    are the sorted edge lengths.
+    every point (ghost copies too) in the same cluster, with the same ClusterId, as with the Gather
+    mode, the same sizes, cluster table (on rank 0 only) and histogram; Single Linkage Hierarchy:
+    n - 1 rows on rank 0, whose heights are the sorted edge lengths.
 Everything runs inside functions, and no builtin that numpy_interface shadows (min, max, sum, all,
 any) is called: ParaView's programmable filters run in this interpreter's __main__ and put its
 parallel reductions there (see test_mpi_data.py).
@@ -81,6 +82,8 @@ add('TotalLength', fd.GetArray('TotalLength').GetValue(0), np.float64)
 exchanged = fd.GetArray('EMSTExchangedPoints')
 add('Exchanged', exchanged.GetValue(0) if exchanged is not None else -1, np.int64)
 add('Points', tree.GetNumberOfPoints(), np.int64)
+compute = fd.GetArray('EMSTComputeMilliseconds')
+add('Milliseconds', compute.GetValue(0) if compute is not None else -1.0, np.float64)
 """
 
 
@@ -208,6 +211,7 @@ def check_tree(simple, servermanager, args, name, ref, split, ranked):
     t.check_weight(totals[0], ref["emst"]["total_weight"], label)  # left-out copies weigh 0
     assert np.all(exchanged >= 0), "%s: EMSTExchangedPoints missing on a rank" % label
     assert exchanged.sum() > 0, "%s: no rank exchanged a point" % label  # every split uses 2 ranks or more
+    assert np.all(m.array(values, "Milliseconds") >= 0), "%s: EMSTComputeMilliseconds missing on a rank" % label
     simple.Delete(per_rank)
     return tree, gather, out, {"ghosts": int(np.count_nonzero(ghost)), "exchanged": exchanged.tolist(),
                                "left_out": left_out + merged,
@@ -244,6 +248,15 @@ def check_clusters(simple, servermanager, args, name, ref, split, tree, gather, 
     got = m.clusters_summary(held, table, "Dense")
     ref_summary = m.clusters_summary(serial_points, m.copy(servermanager.Fetch(serial, 0, idx=1)), "Dense")
     m.compare_clusters(got, ref_summary, label + " clusters vs Gather mode")
+    # The ids themselves, not only the partition: equal sizes rank by the smallest global id.
+    ids = [m.array(d, "ClusterId").astype(np.int64)[np.argsort(m.array(d, "Dense"))] for d in (held, serial_points)]
+    assert np.array_equal(ids[0], ids[1]), "%s: %d points with another ClusterId than with Gather" % (
+        label, np.count_nonzero(ids[0] != ids[1]))
+    # The histogram (rank 0's) is the Gather mode's, bin for bin.
+    histograms = [m.copy(servermanager.Fetch(f, 0, idx=2)) for f in (clusters, serial)]
+    for column in ("BinStart", "BinEnd", "EdgeCount", "ClustersAtBinEnd"):
+        a, b = (m.column(h, column).ravel() for h in histograms)
+        assert len(a) > 0 and np.array_equal(a, b), "%s: histogram %s differs from Gather's" % (label, column)
     if left_out == 0:  # a point left out of the tree (or merged away) changes the clusters
         assert got["clusters"] == ref["single_linkage"]["p99"]["clusters"], \
             "%s: %d clusters, reference %d" % (label, got["clusters"], ref["single_linkage"]["p99"]["clusters"])
