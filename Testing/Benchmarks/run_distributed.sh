@@ -3,11 +3,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Scaling of the distributed engine (emst_distributed, emst/Distributed.h): the same cloud split
-# over 1, 2, 4 ranks, per split, with the time, the ranks' CPU time, the largest rank's memory, the
-# points each rank exchanged, and against the first rank count the parallel efficiency (wall
-# time) and the work efficiency (CPU time: what the distribution adds, whatever else runs on the
-# machine). The clouds are the standard synthetic
-# sets (../shared/tools/gen_points.cpp, seed 12345), 3D.
+# over 1, 2, 4 ranks, per split, with the time of each phase, the ranks' CPU time, the largest
+# rank's memory, the points each rank exchanged, and against the first rank count the parallel
+# efficiency (wall time) and the work efficiency (CPU time: what the distribution adds, whatever
+# else runs on the machine). The clouds are the standard synthetic sets
+# (../shared/tools/gen_points.cpp, seed 12345), 3D.
 #
 # usage: Testing/Benchmarks/run_distributed.sh OUTDIR [--points 1e6] [--sets "uniform cosmo"]
 #          [--ranks "1 2 4"] [--splits "slabs chunks interleave"] [--backend auto|cuda|cpu]
@@ -99,7 +99,7 @@ if [ ! -x "$generator" ]; then
 fi
 
 n=$(awk -v s="$points" 'BEGIN { printf "%d", s + 0 }')
-echo "set,points,split,ranks,time_ms,cpu_s,efficiency,work_efficiency,total_weight,max_exchanged_points,mean_exchanged_points,largest_rank_tracked_mb,max_rss_mb,rounds,check" >"$csv"
+echo "set,points,split,ranks,time_ms,local_tree_ms,certification_ms,rounds_ms,cpu_s,efficiency,work_efficiency,total_weight,max_exchanged_points,mean_exchanged_points,largest_rank_tracked_mb,max_rss_mb,rounds,check" >"$csv"
 rows=()
 failures=0
 for set in $sets; do
@@ -145,20 +145,23 @@ for set in $sets; do
       [ -n "$verdict" ] || verdict="-"
       [ "$verdict" = FAILED ] && failures=$((failures + 1))
       # Per rank: exchanged points (mean), the largest tracked memory (engine + distributed phases),
-      # the rounds.
+      # the rounds, and each phase's time on the rank where it took longest.
       per_rank=$(echo "$output" | grep '^rank=' | awk '{
           for (i = 1; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
           ex += v["exchanged_points"]; mem = v["engine_peak_mb"] + v["host_peak_mb"];
-          if (mem > top) top = mem; r = v["rounds"]; k++ }
-        END { printf "%.0f %.1f %s", (k ? ex / k : 0), top, r }')
-      read -r mean_exchanged tracked rounds <<<"$per_rank"
+          if (mem > top) top = mem; r = v["rounds"]; k++
+          if (v["local_tree_ms"] > tree) tree = v["local_tree_ms"]
+          if (v["certification_ms"] > cert) cert = v["certification_ms"]
+          if (v["rounds_ms"] > boruvka) boruvka = v["rounds_ms"] }
+        END { printf "%.0f %.1f %s %.0f %.0f %.0f", (k ? ex / k : 0), top, r, tree, cert, boruvka }')
+      read -r mean_exchanged tracked rounds tree_ms cert_ms rounds_ms <<<"$per_rank"
       [ -n "$base_time" ] || base_time=$time_ms
       [ -n "$base_cpu" ] || base_cpu=$cpu_s
       efficiency=$(awk -v t1="$base_time" -v t="$time_ms" -v p="$ranks" -v p1="${ranks_list%% *}" \
         'BEGIN { printf "%.2f", (t1 * p1) / (t * p) }')
       work=$(awk -v c1="$base_cpu" -v c="$cpu_s" 'BEGIN { printf "%.2f", (c > 0 ? c1 / c : 0) }')
-      echo "$set,$n,$split,$ranks,$time_ms,$cpu_s,$efficiency,$work,$total,$max_exchanged,$mean_exchanged,$tracked,$rss,$rounds,$verdict" >>"$csv"
-      rows+=("| $set | $n | $split | $ranks | $time_ms | $cpu_s | $efficiency | $work | $max_exchanged | $mean_exchanged | $tracked | $rss | $rounds | $total | $verdict |")
+      echo "$set,$n,$split,$ranks,$time_ms,$tree_ms,$cert_ms,$rounds_ms,$cpu_s,$efficiency,$work,$total,$max_exchanged,$mean_exchanged,$tracked,$rss,$rounds,$verdict" >>"$csv"
+      rows+=("| $set | $n | $split | $ranks | $time_ms | $tree_ms | $cert_ms | $rounds_ms | $cpu_s | $efficiency | $work | $max_exchanged | $mean_exchanged | $tracked | $rss | $rounds | $total | $verdict |")
     done
   done
 done
@@ -170,8 +173,10 @@ done
   echo "Ranks: $([ $mpi = 1 ] && echo "MPI processes ($mpiexec $mpiflags --bind-to none)" || echo "in-process (threads of one process: max RSS is the whole process's)")."
   echo "Efficiency: (T(first ranks) * first ranks) / (T * ranks), T the slowest rank's wall time (the fastest of $repeat run(s)); work efficiency: CPU(first ranks) / CPU, CPU the ranks' CPU seconds added up."
   echo
-  echo "| set | n | split | ranks | time ms | CPU s | efficiency | work efficiency | max exchanged points | mean exchanged points | largest rank tracked MB | max RSS MB | rounds | total weight | check |"
-  echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+  echo "Phases: each one's wall time on the rank where it took longest (local tree: the engine on the rank's points; certification: the local edges proven global; rounds: the distributed Borůvka)."
+  echo
+  echo "| set | n | split | ranks | time ms | local tree ms | certification ms | rounds ms | CPU s | efficiency | work efficiency | max exchanged points | mean exchanged points | largest rank tracked MB | max RSS MB | rounds | total weight | check |"
+  echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
   for row in "${rows[@]}"; do
     echo "$row"
   done
