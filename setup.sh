@@ -32,7 +32,8 @@ jobs=${EMST_JOBS:-$(nproc)}
 # plugin uses, Qt Help and xmlpatterns (the plugin's help page), Xvfb to render without a screen,
 # OpenMPI's launcher, the Python library that the Catalyst example links (libpython3-dev), and
 # the engine's build and test dependencies (Thrust for the CPU backend when there is no CUDA
-# toolkit, GoogleTest) and clang-format (the test `format`).
+# toolkit, GoogleTest), clang-format (the test `format`) and python3-venv (the tests' virtual
+# environment of PyPI packages, Testing/Python/venv.sh).
 packages=(
   build-essential cmake
   paraview paraview-dev python3-paraview python3-numpy python3-scipy libgl1-mesa-dri
@@ -42,7 +43,7 @@ packages=(
   qtbase5-dev qttools5-dev qttools5-dev-tools qtxmlpatterns5-dev-tools
   xvfb xauth
   libthrust-dev libgtest-dev
-  clang-format
+  clang-format python3-venv
 )
 
 missing=()
@@ -81,8 +82,8 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMST_BUILD_PLUGIN=ON $
 plugin="$build/lib/paraview-5.11/plugins/EMST/EMST.so"
 
 if [ "$mode" = demo ]; then
-  # The plugin, the libexpat work-around and the emst program; the tests are built by 'test'.
-  cmake --build "$build" -j "$jobs" --target EMST EMSTExpatFix emst_cli
+  # The plugin, the two work-around libraries and the emst program; the tests are built by 'test'.
+  cmake --build "$build" -j "$jobs" --target EMST EMSTExpatFix EMSTPvtuFix emst_cli
   out="$build/demo"
   echo "== the demo: EMST of Data/sample_cloud.vtp"
   # -noreset: an X server that resets when its last client leaves can refuse pvpython's second

@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTClusters.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
+#include "vtkEMSTClusterTable.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 
@@ -26,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -95,72 +98,26 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
-/// Output 1's columns, one row per cluster in id order: sizes, first points, and 3 values per
-/// cluster of the centroids and bounds.
-void SetClusterColumns(vtkTable* table, const std::vector<vtkIdType>& sizes,
-  const std::vector<vtkIdType>& firstPoint, const std::vector<double>& centroids,
-  const std::vector<double>& boundsMin, const std::vector<double>& boundsMax,
-  const std::vector<double>& longestEdge)
+/// Adds the LongestEdge column (one value per cluster) where the table has it: before FirstPoint.
+void AddLongestEdge(vtkTable* table, const std::vector<double>& longestEdge)
 {
-  const vtkIdType clusters = static_cast<vtkIdType>(sizes.size());
-  auto id = Named<vtkIntArray>("ClusterId");
-  auto size = Named<vtkIdTypeArray>("Size");
-  auto centroid = Named<vtkDoubleArray>("Centroid", 3);
-  auto lo = Named<vtkDoubleArray>("BoundsMin", 3);
-  auto hi = Named<vtkDoubleArray>("BoundsMax", 3);
   auto longest = Named<vtkDoubleArray>("LongestEdge");
-  auto first = Named<vtkIdTypeArray>("FirstPoint");
-  for (auto* array : std::vector<vtkDataArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    array->SetNumberOfTuples(clusters);
-  }
-  for (vtkIdType c = 0; c < clusters; ++c)
-  {
-    id->SetValue(c, static_cast<int>(c));
-    size->SetValue(c, sizes[c]);
-    first->SetValue(c, firstPoint[c]);
-    longest->SetValue(c, longestEdge[c]);
-    for (int a = 0; a < 3; ++a)
-    {
-      centroid->SetValue(3 * c + a, centroids[3 * c + a]);
-      lo->SetValue(3 * c + a, boundsMin[3 * c + a]);
-      hi->SetValue(3 * c + a, boundsMax[3 * c + a]);
-    }
-  }
-  for (auto* array : std::vector<vtkAbstractArray*>{ id, size, centroid, lo, hi, longest, first })
-  {
-    table->AddColumn(array);
-  }
+  longest->SetNumberOfTuples(static_cast<vtkIdType>(longestEdge.size()));
+  std::copy(longestEdge.begin(), longestEdge.end(), longest->GetPointer(0));
+  vtkSmartPointer<vtkAbstractArray> first = table->GetColumnByName("FirstPoint");
+  table->RemoveColumnByName("FirstPoint");
+  table->AddColumn(longest);
+  table->AddColumn(first);
 }
 
-/// The table of clusters (output 1): sizes and first points from the cut, the rest from one pass
-/// over the points and one over the kept edges.
+/// The table of clusters (output 1): sizes and first points from the cut, the geometry from one
+/// pass over the points (vtkEMSTClusterTable), the longest edges from one over the kept edges.
 void FillClusterTable(
   vtkTable* table, vtkPolyData* points, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
 {
-  const std::size_t clusters = cut.Sizes.size();
-  std::vector<double> sum(3 * clusters, 0.0);
-  std::vector<double> min(3 * clusters, std::numeric_limits<double>::infinity());
-  std::vector<double> max(3 * clusters, -std::numeric_limits<double>::infinity());
-  std::vector<double> edge(clusters, 0.0);
   const int* label = cut.ClusterId->GetPointer(0);
-  const vtkIdType n = points->GetNumberOfPoints();
-  double p[3];
-  for (vtkIdType k = 0; k < n; ++k)
-  {
-    const int c = label[k];
-    if (c < 0)
-    {
-      continue;
-    }
-    points->GetPoint(k, p);
-    for (int a = 0; a < 3; ++a)
-    {
-      sum[3 * c + a] += p[a];
-      min[3 * c + a] = std::min(min[3 * c + a], p[a]);
-      max[3 * c + a] = std::max(max[3 * c + a], p[a]);
-    }
-  }
+  vtkEMSTClusterTable::AddGeometry(table, points, label, cut.Sizes, cut.FirstPoint);
+  std::vector<double> edge(cut.Sizes.size(), 0.0);
   const vtkIdType kept = cut.Lines->GetNumberOfCells();
   vtkDataArray* ends = cut.Lines->GetConnectivityArray();
   for (vtkIdType e = 0; e < kept; ++e)
@@ -171,14 +128,7 @@ void FillClusterTable(
       edge[c] = std::max(edge[c], cut.EdgeLength->GetValue(e));
     }
   }
-  for (std::size_t c = 0; c < clusters; ++c)
-  {
-    for (int a = 0; a < 3; ++a)
-    {
-      sum[3 * c + a] /= static_cast<double>(cut.Sizes[c]); // the centroid
-    }
-  }
-  SetClusterColumns(table, cut.Sizes, cut.FirstPoint, sum, min, max, edge);
+  AddLongestEdge(table, edge);
 }
 
 /// The ends of the histogram's bins over [0, top]: (b + 1) * top / bins, the last exactly top.
@@ -229,6 +179,14 @@ void FillHistogram(
   }
 }
 
+/// A number for a message, in full (%.17g reads back as the same double).
+std::string Text(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", value);
+  return text;
+}
+
 /// b times the mean inter-particle spacing (V / n)^(1/d) of the finite points.
 double LinkingThreshold(vtkPolyData* input, double b)
 {
@@ -251,13 +209,18 @@ double LinkingThreshold(vtkPolyData* input, double b)
       hi[a] = std::max(hi[a], p[a]);
     }
   }
-  double volume = 1.0;
+  // V = mantissa * 2^exponent, the extents' mantissas and exponents multiplied apart, so that no
+  // range of coordinates overflows or underflows the volume (extents of 1e200 or 1e-200 in 3D).
+  double mantissa = 1.0;
+  int exponent = 0;
   int dimensions = 0;
   for (int a = 0; a < 3 && finite > 0; ++a)
   {
     if (hi[a] > lo[a])
     {
-      volume *= hi[a] - lo[a];
+      int e = 0;
+      mantissa *= std::frexp(hi[a] - lo[a], &e);
+      exponent += e;
       ++dimensions;
     }
   }
@@ -265,7 +228,80 @@ double LinkingThreshold(vtkPolyData* input, double b)
   {
     return 0.0; // one point, or all identical: every spacing is 0
   }
-  return b * std::pow(volume / static_cast<double>(finite), 1.0 / dimensions);
+  // (V / n)^(1/d) = (mantissa 2^r / n)^(1/d) 2^q with exponent = q d + r, 0 <= r < d.
+  const int q = static_cast<int>(std::floor(static_cast<double>(exponent) / dimensions));
+  const int r = exponent - q * dimensions;
+  return b *
+    std::ldexp(
+      std::pow(std::ldexp(mantissa, r) / static_cast<double>(finite), 1.0 / dimensions), q);
+}
+
+// The properties as the cut uses them, on one process's tree or a distributed one: a value
+// outside its range is clamped or replaced, and the message says so (a user who typed it must
+// learn what was done instead). n: the points in the tree.
+
+double UsableLinkingLength(double b, std::vector<std::string>& messages)
+{
+  if (std::isnan(b))
+  {
+    messages.emplace_back("LinkingLength is NaN: ignored, the default b = 0.2 is used");
+    return 0.2;
+  }
+  if (b < 0.0)
+  {
+    messages.push_back("LinkingLength " + Text(b) + " is negative: b = 0 is used");
+    return 0.0;
+  }
+  return b;
+}
+
+vtkIdType UsableClusterCount(vtkIdType k, vtkIdType n, std::vector<std::string>& messages)
+{
+  if (k < 1)
+  {
+    messages.push_back("NumberOfClusters " + std::to_string(k) + " is below 1: 1 is used");
+    return 1;
+  }
+  if (k > n && n > 0)
+  {
+    messages.push_back("NumberOfClusters " + std::to_string(k) + " exceeds the " +
+      std::to_string(n) + " points: every point is a group of its own");
+  }
+  return k;
+}
+
+/// `shortest`, `longest`: the tree's extreme edge lengths (0 without edges).
+double UsableThreshold(
+  double threshold, double shortest, double longest, std::vector<std::string>& messages)
+{
+  if (threshold >= 0.0)
+  {
+    return threshold;
+  }
+  // Negative (the default: not set) or NaN: the middle of the edge lengths, where ParaView's
+  // slider starts: what the user sees before choosing, and the same number (its domain's mid of
+  // the EdgeLength range).
+  const double middle = 0.5 * (shortest + longest);
+  messages.push_back(
+    (std::isnan(threshold) ? std::string("Threshold is NaN: ignored")
+                           : "Threshold " + Text(threshold) + " is negative: not set") +
+    "; the cut is at the middle of the edge lengths, " + Text(middle));
+  return middle;
+}
+
+vtkIdType UsableMinimumSize(vtkIdType m, vtkIdType n, std::vector<std::string>& messages)
+{
+  if (m < 1)
+  {
+    messages.push_back("MinimumClusterSize " + std::to_string(m) + " is below 1: 1 is used");
+    return 1;
+  }
+  if (m > n && n > 0)
+  {
+    messages.push_back("MinimumClusterSize " + std::to_string(m) + " exceeds the " +
+      std::to_string(n) + " points: every point is noise");
+  }
+  return m;
 }
 
 } // namespace
@@ -305,6 +341,7 @@ int vtkEMSTClusters::FillOutputPortInformation(int port, vtkInformation* info)
 int vtkEMSTClusters::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   vtkTable* table = vtkTable::GetData(outputVector, 1);
@@ -363,8 +400,8 @@ int vtkEMSTClusters::RequestData(
   }
   if (input->GetPoints() == nullptr) // an empty data set may have no vtkPoints at all
   {
-    MakeEmpty(
-      output, "none (no points)", messages, this->CutMode == THRESHOLD ? this->Threshold : 0.0);
+    MakeEmpty(output, "none (no points)", messages,
+      this->CutMode == THRESHOLD && this->Threshold >= 0.0 ? this->Threshold : 0.0);
     return 1;
   }
 
@@ -399,37 +436,55 @@ int vtkEMSTClusters::RequestData(
   }
   vtkEMSTEngineBridge::ClusterTree& tree = *cache.Tree;
   messages.insert(messages.end(), tree.Messages().begin(), tree.Messages().end());
-  if (this->GetAbortExecute())
+  messages.insert(messages.end(), tree.Notes().begin(), tree.Notes().end());
+  if (tree.NumberOfLeftOut() > 0)
+  {
+    messages.push_back(std::to_string(tree.NumberOfLeftOut()) +
+      " points are not in the tree (non-finite coordinates or ghosts): ClusterId -1, "
+      "ClusterSize 0, in no cluster (counted in NoisePoints)");
+  }
+  if (vtkEMSTAbort::Requested(this))
   {
     MakeEmpty(output, "none (cancelled)", { "cancelled" });
     return 1;
   }
   this->UpdateProgress(0.4);
 
+  // The properties as the cut uses them (ClusterMessages says what was clamped or replaced).
+  const vtkIdType n = tree.NumberOfPoints();
   vtkIdType kept = 0;
   double threshold = this->Threshold;
   switch (this->CutMode)
   {
     case LINKING_LENGTH:
-      threshold = LinkingThreshold(input, this->LinkingLength);
+      threshold = LinkingThreshold(input, UsableLinkingLength(this->LinkingLength, messages));
       kept = tree.EdgesAtMost(threshold);
       break;
     case NUMBER_OF_CLUSTERS:
-      kept = tree.EdgesForGroups(this->NumberOfClusters);
+    {
+      const vtkIdType k = UsableClusterCount(this->NumberOfClusters, n, messages);
+      kept = tree.EdgesForGroups(k);
       threshold = kept > 0 ? tree.SortedLength(kept - 1) : 0.0;
-      if (tree.NumberOfPoints() - kept > this->NumberOfClusters && tree.NumberOfPoints() > 0)
+      if (n - kept > k && n > 0)
       {
         messages.push_back("the input forest has more components than NumberOfClusters: " +
-          std::to_string(tree.NumberOfPoints() - kept) + " groups");
+          std::to_string(n - kept) + " groups");
       }
       break;
+    }
     default:
+    {
+      const vtkIdType edges = tree.NumberOfEdges();
+      threshold = UsableThreshold(threshold, edges > 0 ? tree.SortedLength(0) : 0.0,
+        edges > 0 ? tree.SortedLength(edges - 1) : 0.0, messages);
       kept = tree.EdgesAtMost(threshold);
       break;
+    }
   }
+  const vtkIdType minimumSize = UsableMinimumSize(this->MinimumClusterSize, n, messages);
 
   this->SetProgressText("Cutting the tree");
-  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, this->MinimumClusterSize);
+  vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, minimumSize);
   this->SetProgressText(nullptr);
   if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
   {
@@ -504,27 +559,33 @@ int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* length
   }
   this->UpdateProgress(0.4);
 
+  // The properties as the serial cut uses them; every value here is global, so every process
+  // decides the same.
   const vtkIdType points = tree.NumberOfPoints();
+  const vtkIdType minimumSize = UsableMinimumSize(this->MinimumClusterSize, points, messages);
   vtkEMSTEngineBridge::DistributedClusterTree::Cut cut;
   switch (this->CutMode)
   {
     case LINKING_LENGTH:
-      cut = tree.CutTree(tree.LinkingThreshold(this->LinkingLength), -1, this->MinimumClusterSize);
+      cut = tree.CutTree(
+        tree.LinkingThreshold(UsableLinkingLength(this->LinkingLength, messages)), -1, minimumSize);
       break;
     case NUMBER_OF_CLUSTERS:
     {
-      const vtkIdType kept =
-        std::max<vtkIdType>(0, std::min(points - this->NumberOfClusters, tree.NumberOfEdges()));
-      if (points - kept > this->NumberOfClusters && points > 0)
+      const vtkIdType k = UsableClusterCount(this->NumberOfClusters, points, messages);
+      const vtkIdType kept = std::max<vtkIdType>(0, std::min(points - k, tree.NumberOfEdges()));
+      if (points - kept > k && points > 0)
       {
         messages.push_back("the input forest has more components than NumberOfClusters: " +
           std::to_string(points - kept) + " groups");
       }
-      cut = tree.CutTree(0.0, kept, this->MinimumClusterSize);
+      cut = tree.CutTree(0.0, kept, minimumSize);
       break;
     }
     default:
-      cut = tree.CutTree(this->Threshold, -1, this->MinimumClusterSize);
+      cut = tree.CutTree(
+        UsableThreshold(this->Threshold, tree.ShortestEdge(), tree.LongestEdge(), messages), -1,
+        minimumSize);
       break;
   }
   if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
@@ -554,8 +615,9 @@ int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* length
     messages);
   if (controller->GetLocalProcessId() == 0)
   {
-    SetClusterColumns(table, cut.Sizes, cut.FirstPoint, cut.Centroid, cut.BoundsMin, cut.BoundsMax,
-      cut.LongestEdge);
+    vtkEMSTClusterTable::AddColumns(
+      table, cut.Sizes, cut.FirstPoint, cut.Centroid, cut.BoundsMin, cut.BoundsMax);
+    AddLongestEdge(table, cut.LongestEdge);
     FillHistogram(histogram, this->HistogramBins, top, points, atMost);
   }
   this->UpdateProgress(1.0);

@@ -13,17 +13,24 @@
  * friends-of-friends groups with that linking length (points at distance <= threshold are
  * friends), i.e. the single-linkage clusters at that height. Edges exactly equal to the threshold
  * are kept. The threshold comes from the cut mode:
- * - THRESHOLD: `Threshold` itself;
+ * - THRESHOLD: `Threshold` itself; a negative value (the default, -1: not set) or NaN means the
+ *   middle of the tree's edge lengths, (shortest + longest) / 2, where ParaView's slider starts;
  * - LINKING_LENGTH: `LinkingLength` (b) times the mean inter-particle spacing (V / n)^(1/d), as
  *   halo finders define it: V the volume of the bounding box of the points in the d dimensions
  *   where it has extent, n the number of points with finite coordinates;
  * - NUMBER_OF_CLUSTERS: the `NumberOfClusters` - 1 longest edges are cut (in the order (length,
  *   i, j)), which gives exactly that many groups for a spanning tree.
- * Groups of fewer than `MinimumClusterSize` points are noise.
+ * Groups of fewer than `MinimumClusterSize` points are noise. A property outside its range is
+ * clamped or replaced when the cut runs (NumberOfClusters or MinimumClusterSize below 1: 1; a
+ * negative LinkingLength: 0; a NaN LinkingLength: 0.2), and every such value, like a
+ * NumberOfClusters or MinimumClusterSize above the number of points, gets a line in
+ * `ClusterMessages`.
  *
  * Output 0 (vtkPolyData): the input points and point arrays, plus point arrays `ClusterId` (int:
  * 0 = the largest cluster, then by decreasing size, ties by smallest point id; -1 = noise) and
- * `ClusterSize` (vtkIdType: the size of the point's group, noise included); the kept edges as
+ * `ClusterSize` (vtkIdType: the size of the point's group, noise included). Points not in the
+ * tree (non-finite coordinates, DUPLICATEPOINT or HIDDENPOINT ghosts, and no line) are in no
+ * group: ClusterId -1, ClusterSize 0, counted in NoisePoints, with a note; the kept edges as
  * lines, shortest first, with cell array `EdgeLength`. Field data `ClusterThreshold`,
  * `NumberOfClusters`, `NoisePoints`, `ClusterBackend`, `ClusterCutMilliseconds`,
  * `ClusterMessages`.
@@ -112,26 +119,30 @@ public:
   ///@}
 
   ///@{
-  /// Edges longer than this are cut (THRESHOLD mode). Default 0.
+  /// Edges longer than this are cut (THRESHOLD mode). Default -1: negative (or NaN) means not set,
+  /// and the cut is at the middle of the edge lengths, with a note in ClusterMessages. Any value
+  /// >= 0 is used as given, 0 included.
   vtkSetMacro(Threshold, double);
   vtkGetMacro(Threshold, double);
   ///@}
 
   ///@{
-  /// b of the LINKING_LENGTH mode: threshold = b * (V / n)^(1/d). Default 0.2.
-  vtkSetClampMacro(LinkingLength, double, 0.0, VTK_DOUBLE_MAX);
+  /// b of the LINKING_LENGTH mode: threshold = b * (V / n)^(1/d). Default 0.2; a negative b is
+  /// used as 0 and NaN as 0.2, with a note in ClusterMessages.
+  vtkSetMacro(LinkingLength, double);
   vtkGetMacro(LinkingLength, double);
   ///@}
 
   ///@{
-  /// Clusters wanted in NUMBER_OF_CLUSTERS mode. Default 10.
-  vtkSetClampMacro(NumberOfClusters, vtkIdType, 1, VTK_ID_MAX);
+  /// Clusters wanted in NUMBER_OF_CLUSTERS mode. Default 10; below 1 is used as 1, with a note.
+  vtkSetMacro(NumberOfClusters, vtkIdType);
   vtkGetMacro(NumberOfClusters, vtkIdType);
   ///@}
 
   ///@{
-  /// Groups smaller than this are noise (ClusterId -1). Default 1 (every group is a cluster).
-  vtkSetClampMacro(MinimumClusterSize, vtkIdType, 1, VTK_ID_MAX);
+  /// Groups smaller than this are noise (ClusterId -1). Default 1 (every group is a cluster);
+  /// below 1 is used as 1, with a note.
+  vtkSetMacro(MinimumClusterSize, vtkIdType);
   vtkGetMacro(MinimumClusterSize, vtkIdType);
   ///@}
 
@@ -162,7 +173,7 @@ protected:
     vtkTable* table, vtkTable* histogram, std::vector<std::string>& messages);
 
   int CutMode = THRESHOLD;
-  double Threshold = 0.0;
+  double Threshold = -1.0;
   double LinkingLength = 0.2;
   vtkIdType NumberOfClusters = 10;
   vtkIdType MinimumClusterSize = 1;

@@ -8,12 +8,15 @@
 #include "emst/Clusters.h"
 #include "emst/Distributed.h"
 #include "emst/Emst.h"
+#include "emst/Hdbscan.h"
 
 #include "vtkAOSDataArrayTemplate.h"
 #include "vtkArrayDispatch.h"
 #include "vtkCellArray.h"
 #include "vtkCellArrayIterator.h"
 #include "vtkDataArrayRange.h"
+#include "vtkDataSet.h"
+#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
@@ -24,6 +27,8 @@
 #include "vtkUnsignedCharArray.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -318,6 +323,33 @@ void MakeLines(const emst::Edge* edges, vtkIdType count, const std::vector<vtkId
   lines->SetData(offsets, connectivity);
 }
 
+/// What Auto means on this machine. Without a usable GPU it is the CPU, chosen here rather than
+/// by the engine so that the note saying so is known: the filters record it at every run (the
+/// messages arrays) but warn with it once per process, since every warning opens ParaView's
+/// Output Messages window and a CPU-only user would see it at every run.
+struct BackendChoice
+{
+  int Backend = 0;   ///< 0 auto, 1 CUDA, 2 CPU: what to ask the engine for
+  std::string Note;  ///< why Auto runs on the CPU; empty otherwise
+  bool Warn = false; ///< the first such note of the process
+};
+
+BackendChoice ChooseBackend(int backend, const std::string& before, const std::string& after)
+{
+  BackendChoice choice;
+  choice.Backend = backend;
+  std::string reason;
+  if (backend != 0 || emst::cudaDeviceAvailable(&reason))
+  {
+    return choice;
+  }
+  static std::atomic<bool> warned{ false };
+  choice.Backend = 2;
+  choice.Note = before + reason + after;
+  choice.Warn = !warned.exchange(true);
+  return choice;
+}
+
 /// Runs f(), turning every exception into a Status (emst::Error codes named, Cancelled kept).
 template <class F>
 Status Guarded(F&& f)
@@ -355,6 +387,23 @@ Status Guarded(F&& f)
 
 } // namespace
 
+unsigned char LeftOutGhostBits()
+{
+  return vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
+}
+
+vtkUnsignedCharArray* PointGhosts(vtkDataSet* data)
+{
+  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
+    data->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
+  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
+    ghosts->GetNumberOfTuples() != data->GetNumberOfPoints())
+  {
+    return nullptr;
+  }
+  return ghosts;
+}
+
 int ResolveBackend(int property, std::string& warning)
 {
   const char* env = std::getenv("EMST_BACKEND");
@@ -374,11 +423,18 @@ int ResolveBackend(int property, std::string& warning)
   }
 }
 
-Result ComputeTree(const Request& request)
+namespace
 {
-  Result result;
+
+/// What ComputeTree and HdbscanTree::Create share: the cloud prepared (into `cloud`), the
+/// engine's run through `engine(view, options)`, which returns the emst::Result of its tree, and
+/// `result` filled with the lines and the run's description. Never throws.
+template <class Engine>
+void RunTree(
+  const Request& request, const char* lengthName, Cloud& cloud, Result& result, Engine engine)
+{
   result.Lines = vtkSmartPointer<vtkCellArray>::New();
-  result.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
+  result.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>(lengthName);
 
   auto report = [&request](double fraction, const char* step)
   { return !request.Progress || request.Progress(fraction, step); };
@@ -392,7 +448,6 @@ Result ComputeTree(const Request& request)
       {
         throw cancelled();
       }
-      Cloud cloud;
       PrepareCloud(request, cloud, result);
 
       if (cloud.View.count == 0)
@@ -402,11 +457,17 @@ Result ComputeTree(const Request& request)
         return;
       }
 
+      const BackendChoice choice =
+        ChooseBackend(request.Backend, "no usable CUDA device (", "); ran on the CPU");
+      if (!choice.Note.empty())
+      {
+        (choice.Warn ? result.Messages : result.Notes).push_back(choice.Note);
+      }
       emst::Options options;
-      options.backend = ToEngineBackend(request.Backend);
+      options.backend = ToEngineBackend(choice.Backend);
       options.progress = [&report](double fraction, const char* step)
       { return report(GatherShare + EngineShare * fraction, step); };
-      const emst::Result tree = emst::computeEmst(cloud.View, options);
+      const emst::Result& tree = engine(cloud.View, options);
 
       if (!report(GatherShare + EngineShare, "Building lines"))
       {
@@ -422,7 +483,7 @@ Result ComputeTree(const Request& request)
       result.BackendId = FromEngineBackend(tree.stats.backend);
       result.ComputeMilliseconds = tree.stats.computeMilliseconds;
       result.PointsInTree = static_cast<vtkIdType>(tree.stats.validPoints);
-      result.Messages = tree.messages;
+      result.Messages.insert(result.Messages.end(), tree.messages.begin(), tree.messages.end());
       report(1.0, "Done");
     });
   if (result.Outcome.Code != Status::Ok)
@@ -431,14 +492,174 @@ Result ComputeTree(const Request& request)
     result.EdgeLength->Initialize();
     result.TotalLength = 0.0;
   }
+}
+
+} // namespace
+
+Result ComputeTree(const Request& request)
+{
+  Result result;
+  Cloud cloud;
+  emst::Result tree;
+  RunTree(request, "EdgeLength", cloud, result,
+    [&tree](const emst::PointCloudView& view, const emst::Options& options) -> const emst::Result&
+    {
+      tree = emst::computeEmst(view, options);
+      return tree;
+    });
   return result;
+}
+
+//------------------------------------------------------------------------------
+struct HdbscanTree::Internals
+{
+  vtkIdType OutputPoints = 0;
+  std::vector<vtkIdType> OutputIdOfTreePoint; ///< empty: tree point k is output point k
+  emst::MutualReachabilityTree Tree;
+
+  vtkIdType OutputId(std::size_t k) const
+  {
+    return this->OutputIdOfTreePoint.empty() ? static_cast<vtkIdType>(k)
+                                             : this->OutputIdOfTreePoint[k];
+  }
+};
+
+HdbscanTree::HdbscanTree()
+  : Data(new Internals)
+{
+}
+
+HdbscanTree::~HdbscanTree() = default;
+
+std::unique_ptr<HdbscanTree> HdbscanTree::Create(
+  const Request& request, vtkIdType minimumSamples, Result& tree)
+{
+  std::unique_ptr<HdbscanTree> held(new HdbscanTree);
+  Internals& d = *held->Data;
+  for (const PointBlock& block : request.Blocks)
+  {
+    d.OutputPoints += block.Points->GetNumberOfPoints();
+  }
+  Cloud cloud;
+  RunTree(request, "MutualReachability", cloud, tree,
+    [&d, minimumSamples](
+      const emst::PointCloudView& view, const emst::Options& options) -> const emst::Result&
+    {
+      d.Tree = emst::computeMutualReachabilityTree(
+        view, static_cast<std::size_t>(std::max<vtkIdType>(minimumSamples, 0)), options);
+      return d.Tree.tree;
+    });
+  if (tree.Outcome.Code != Status::Ok)
+  {
+    return nullptr;
+  }
+  d.OutputIdOfTreePoint = std::move(cloud.OutputIdOfTreePoint);
+  return held;
+}
+
+vtkIdType HdbscanTree::NumberOfPoints() const
+{
+  return this->Data->OutputPoints;
+}
+
+vtkSmartPointer<vtkDoubleArray> HdbscanTree::CoreDistance() const
+{
+  const Internals& d = *this->Data;
+  auto cores = vtkEMSTArrays::Named<vtkDoubleArray>("CoreDistance");
+  cores->SetNumberOfValues(d.OutputPoints);
+  cores->Fill(std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t k = 0; k < d.Tree.coreDistance.size(); ++k)
+  {
+    cores->SetValue(d.OutputId(k), d.Tree.coreDistance[k]);
+  }
+  return cores;
+}
+
+HdbscanTree::Clusters HdbscanTree::Extract(const HdbscanParameters& parameters) const
+{
+  const Internals& d = *this->Data;
+  Clusters c;
+  c.ClusterId = vtkEMSTArrays::Named<vtkIntArray>("ClusterId");
+  c.Probability = vtkEMSTArrays::Named<vtkDoubleArray>("Probability");
+  c.OutlierScore = vtkEMSTArrays::Named<vtkDoubleArray>("OutlierScore");
+  c.Parent = vtkEMSTArrays::Named<vtkIdTypeArray>("Parent");
+  c.Child = vtkEMSTArrays::Named<vtkIdTypeArray>("Child");
+  c.Lambda = vtkEMSTArrays::Named<vtkDoubleArray>("Lambda");
+  c.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
+  c.Outcome = Guarded(
+    [&]
+    {
+      const auto start = std::chrono::steady_clock::now();
+      emst::HdbscanParameters p;
+      p.minimumClusterSize =
+        static_cast<std::size_t>(std::max<vtkIdType>(parameters.MinimumClusterSize, 0));
+      p.selection = parameters.Selection == 1 ? emst::ClusterSelection::Leaf
+                                              : emst::ClusterSelection::ExcessOfMass;
+      p.clusterSelectionEpsilon = parameters.Epsilon;
+      p.allowSingleCluster = parameters.AllowSingleCluster;
+      const std::size_t treePoints = d.Tree.coreDistance.size();
+      const emst::HdbscanClustering clustering =
+        emst::extractHdbscanClusters(treePoints, d.Tree.tree.edges, p);
+
+      // Points left out of the tree (ghosts) are noise with no score.
+      const vtkIdType n = d.OutputPoints;
+      c.ClusterId->SetNumberOfValues(n);
+      c.ClusterId->Fill(-1);
+      c.Probability->SetNumberOfValues(n);
+      c.Probability->Fill(0.0);
+      c.OutlierScore->SetNumberOfValues(n);
+      c.OutlierScore->Fill(std::numeric_limits<double>::quiet_NaN());
+      for (std::size_t k = 0; k < treePoints; ++k)
+      {
+        const vtkIdType id = d.OutputId(k);
+        c.ClusterId->SetValue(id, clustering.labels[k]);
+        c.Probability->SetValue(id, clustering.probabilities[k]);
+        c.OutlierScore->SetValue(id, clustering.outlierScores[k]);
+      }
+      c.NoisePoints =
+        n - static_cast<vtkIdType>(treePoints) + static_cast<vtkIdType>(clustering.noisePoints);
+      for (const emst::HdbscanCluster& cluster : clustering.clusters)
+      {
+        c.Sizes.push_back(static_cast<vtkIdType>(cluster.size));
+        c.FirstPoint.push_back(d.OutputId(cluster.firstPoint));
+        c.Node.push_back(n + static_cast<vtkIdType>(cluster.node - treePoints));
+        c.Stability.push_back(cluster.stability);
+        c.BirthLambda.push_back(cluster.birthLambda);
+        c.DeathLambda.push_back(cluster.deathLambda);
+      }
+      // Condensed tree ids: tree points -> output points, clusters renumbered after them.
+      auto outputNode = [&](std::uint64_t node) {
+        return node < treePoints ? d.OutputId(node) : n + static_cast<vtkIdType>(node - treePoints);
+      };
+      const vtkIdType rows = static_cast<vtkIdType>(clustering.condensedTree.size());
+      c.Parent->SetNumberOfValues(rows);
+      c.Child->SetNumberOfValues(rows);
+      c.Lambda->SetNumberOfValues(rows);
+      c.Size->SetNumberOfValues(rows);
+      for (vtkIdType r = 0; r < rows; ++r)
+      {
+        const emst::CondensedTreeRow& row = clustering.condensedTree[static_cast<std::size_t>(r)];
+        c.Parent->SetValue(r, outputNode(row.parent));
+        c.Child->SetValue(r, outputNode(row.child));
+        c.Lambda->SetValue(r, row.lambda);
+        c.Size->SetValue(r, static_cast<vtkIdType>(row.size));
+      }
+      c.Milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    });
+  return c;
 }
 
 //------------------------------------------------------------------------------
 struct ClusterTree::Internals
 {
-  vtkIdType Points = 0;
+  vtkIdType Points = 0; ///< input points, left out ones included
+  vtkIdType Leaves = 0; ///< points in the tree: the cutter's points
+  /// Input point of each leaf (size Leaves), increasing; empty when every point is a leaf.
+  std::vector<vtkIdType> PointOfLeaf;
   std::unique_ptr<emst::TreeCutter> Cutter;
+  std::vector<std::string> Messages; ///< the engine's notes, and the first no-GPU note
+  std::vector<std::string> Notes;    ///< a later no-GPU note
 };
 
 ClusterTree::ClusterTree()
@@ -450,6 +671,56 @@ ClusterTree::~ClusterTree() = default;
 
 namespace
 {
+
+/// The points of `tree` that are in it, as the tree filter decides: finite coordinates and no
+/// vtkGhostType bit DUPLICATEPOINT or HIDDENPOINT; and any point that a line touches (a forest
+/// from elsewhere). Returns the input point of each leaf, or nothing when every point is one.
+std::vector<vtkIdType> TreeLeaves(vtkPolyData* tree)
+{
+  const vtkIdType n = tree->GetNumberOfPoints();
+  std::vector<char> leaf(static_cast<std::size_t>(n), 1);
+  vtkUnsignedCharArray* ghosts = PointGhosts(tree);
+  bool all = true;
+  double p[3];
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    tree->GetPoint(k, p);
+    if (IsLeftOut(ghosts, k, LeftOutGhostBits()) || !std::isfinite(p[0]) || !std::isfinite(p[1]) ||
+      !std::isfinite(p[2]))
+    {
+      leaf[static_cast<std::size_t>(k)] = 0;
+      all = false;
+    }
+  }
+  if (all)
+  {
+    return {};
+  }
+  vtkCellArray* lines = tree->GetLines();
+  vtkIdType npts = 0;
+  const vtkIdType* ids = nullptr;
+  auto it = vtk::TakeSmartPointer(lines ? lines->NewIterator() : nullptr);
+  for (vtkIdType c = 0; lines != nullptr && c < lines->GetNumberOfCells(); ++c)
+  {
+    it->GetCellAtId(c, npts, ids);
+    for (vtkIdType k = 0; k < npts; ++k)
+    {
+      if (ids[k] >= 0 && ids[k] < n)
+      {
+        leaf[static_cast<std::size_t>(ids[k])] = 1;
+      }
+    }
+  }
+  std::vector<vtkIdType> pointOfLeaf;
+  for (vtkIdType k = 0; k < n; ++k)
+  {
+    if (leaf[static_cast<std::size_t>(k)])
+    {
+      pointOfLeaf.push_back(k);
+    }
+  }
+  return pointOfLeaf;
+}
 
 /// The edges of the line cells of `tree`; see ClusterTree::Create.
 std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
@@ -466,8 +737,7 @@ std::vector<emst::Edge> ReadEdges(vtkPolyData* tree, vtkDataArray* lengths)
     double p[3], q[3];
     points->GetPoint(a, p);
     points->GetPoint(b, q);
-    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    return std::sqrt(dx * dx + dy * dy + dz * dz);
+    return emst::edgeLength(p, q, 3); // the engine's formula: no overflow, no underflow
   };
   const vtkIdType n = tree->GetNumberOfPoints();
   std::vector<emst::Edge> edges;
@@ -506,9 +776,36 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
     [&]
     {
       const vtkIdType n = tree->GetNumberOfPoints();
-      result->Data->Points = n;
-      result->Data->Cutter = std::make_unique<emst::TreeCutter>(
-        static_cast<std::size_t>(n), ReadEdges(tree, lengths), ToEngineBackend(backend));
+      Internals& data = *result->Data;
+      data.Points = n;
+      data.PointOfLeaf = TreeLeaves(tree);
+      data.Leaves = data.PointOfLeaf.empty() ? n : static_cast<vtkIdType>(data.PointOfLeaf.size());
+      std::vector<emst::Edge> edges = ReadEdges(tree, lengths);
+      if (!data.PointOfLeaf.empty())
+      {
+        // Edges in leaf numbers: an increasing map, so the order (length, i, j) is kept.
+        std::vector<std::uint32_t> leafOfPoint(static_cast<std::size_t>(n), 0);
+        for (std::size_t leaf = 0; leaf < data.PointOfLeaf.size(); ++leaf)
+        {
+          leafOfPoint[static_cast<std::size_t>(data.PointOfLeaf[leaf])] =
+            static_cast<std::uint32_t>(leaf);
+        }
+        for (emst::Edge& edge : edges)
+        {
+          edge.i = leafOfPoint[edge.i];
+          edge.j = leafOfPoint[edge.j];
+        }
+      }
+      const BackendChoice choice =
+        ChooseBackend(backend, "no usable GPU (", "): the cut runs on the CPU");
+      if (!choice.Note.empty())
+      {
+        (choice.Warn ? data.Messages : data.Notes).push_back(choice.Note);
+      }
+      data.Cutter = std::make_unique<emst::TreeCutter>(
+        static_cast<std::size_t>(data.Leaves), std::move(edges), ToEngineBackend(choice.Backend));
+      data.Messages.insert(
+        data.Messages.end(), data.Cutter->messages().begin(), data.Cutter->messages().end());
     });
   if (status.Code != Status::Ok)
   {
@@ -519,7 +816,12 @@ std::unique_ptr<ClusterTree> ClusterTree::Create(
 
 vtkIdType ClusterTree::NumberOfPoints() const
 {
-  return this->Data->Points;
+  return this->Data->Leaves;
+}
+
+vtkIdType ClusterTree::NumberOfLeftOut() const
+{
+  return this->Data->Points - this->Data->Leaves;
 }
 
 vtkIdType ClusterTree::NumberOfEdges() const
@@ -551,13 +853,20 @@ std::string ClusterTree::BackendDescription() const
 
 const std::vector<std::string>& ClusterTree::Messages() const
 {
-  return this->Data->Cutter->messages();
+  return this->Data->Messages;
+}
+
+const std::vector<std::string>& ClusterTree::Notes() const
+{
+  return this->Data->Notes;
 }
 
 ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSize)
 {
   Cut cut;
-  const vtkIdType n = this->Data->Points;
+  const Internals& data = *this->Data;
+  const vtkIdType n = data.Points;
+  const vtkIdType leaves = data.Leaves;
   cut.ClusterId = vtkEMSTArrays::Named<vtkIntArray>("ClusterId");
   cut.ClusterSize = vtkEMSTArrays::Named<vtkIdTypeArray>("ClusterSize");
   cut.Lines = vtkSmartPointer<vtkCellArray>::New();
@@ -569,32 +878,79 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
       kept = std::max<vtkIdType>(0, std::min(kept, this->NumberOfEdges()));
       cut.ClusterId->SetNumberOfValues(n);
       cut.ClusterSize->SetNumberOfValues(n);
-      const emst::Clustering clustering = this->Data->Cutter->cut(static_cast<std::size_t>(kept),
+      // The cutter labels the leaves; with points left out, into buffers that are then spread
+      // over the points (a left-out point: ClusterId -1, ClusterSize 0).
+      std::vector<std::int32_t> idOfLeaf;
+      std::vector<std::int64_t> sizeOfLeaf;
+      std::int32_t* ids = n > 0 ? cut.ClusterId->GetPointer(0) : nullptr;
+      std::int64_t* sizes =
+        n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr;
+      if (!data.PointOfLeaf.empty())
+      {
+        idOfLeaf.resize(static_cast<std::size_t>(leaves));
+        sizeOfLeaf.resize(static_cast<std::size_t>(leaves));
+        ids = idOfLeaf.data();
+        sizes = sizeOfLeaf.data();
+      }
+      const emst::Clustering clustering = data.Cutter->cut(static_cast<std::size_t>(kept),
         static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
-        n > 0 ? cut.ClusterId->GetPointer(0) : nullptr,
-        n > 0 ? reinterpret_cast<std::int64_t*>(cut.ClusterSize->GetPointer(0)) : nullptr);
-      MakeLines(this->Data->Cutter->sortedEdges().data(), kept, nullptr, cut.Lines, cut.EdgeLength);
-      cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
+        leaves > 0 ? ids : nullptr, leaves > 0 ? sizes : nullptr);
       cut.FirstPoint.assign(clustering.firstPoint.begin(), clustering.firstPoint.end());
+      if (!data.PointOfLeaf.empty())
+      {
+        cut.ClusterId->FillValue(-1);
+        cut.ClusterSize->FillValue(0);
+        for (vtkIdType leaf = 0; leaf < leaves; ++leaf)
+        {
+          const vtkIdType point = data.PointOfLeaf[static_cast<std::size_t>(leaf)];
+          cut.ClusterId->SetValue(point, idOfLeaf[static_cast<std::size_t>(leaf)]);
+          cut.ClusterSize->SetValue(point, sizeOfLeaf[static_cast<std::size_t>(leaf)]);
+        }
+        for (vtkIdType& first : cut.FirstPoint)
+        {
+          first = data.PointOfLeaf[static_cast<std::size_t>(first)];
+        }
+      }
+      MakeLines(data.Cutter->sortedEdges().data(), kept,
+        data.PointOfLeaf.empty() ? nullptr : &data.PointOfLeaf, cut.Lines, cut.EdgeLength);
+      cut.Sizes.assign(clustering.sizes.begin(), clustering.sizes.end());
       cut.Groups = static_cast<vtkIdType>(clustering.groups);
-      cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints);
+      cut.NoisePoints = static_cast<vtkIdType>(clustering.noisePoints) + (n - leaves);
       cut.Milliseconds = clustering.milliseconds;
     });
   return cut;
 }
 
-ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
+namespace
 {
-  Hierarchy h;
+/// A hierarchy's named arrays, empty.
+ClusterTree::Hierarchy EmptyHierarchy()
+{
+  ClusterTree::Hierarchy h;
   h.Cluster1 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1");
   h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
   h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
   h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
+  h.LeafPointId = vtkEMSTArrays::Named<vtkIdTypeArray>("LeafPointId");
+  return h;
+}
+}
+
+ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
+{
+  Hierarchy h = EmptyHierarchy();
   h.Outcome = Guarded(
     [&]
     {
+      const Internals& data = *this->Data;
+      h.LeafPointId->SetNumberOfValues(data.Leaves);
+      for (vtkIdType leaf = 0; leaf < data.Leaves; ++leaf)
+      {
+        h.LeafPointId->SetValue(
+          leaf, data.PointOfLeaf.empty() ? leaf : data.PointOfLeaf[static_cast<std::size_t>(leaf)]);
+      }
       const std::vector<emst::Merge> merges = emst::singleLinkageHierarchy(
-        static_cast<std::size_t>(this->Data->Points), this->Data->Cutter->sortedEdges());
+        static_cast<std::size_t>(data.Leaves), data.Cutter->sortedEdges());
       const vtkIdType rows = static_cast<vtkIdType>(merges.size());
       h.Cluster1->SetNumberOfValues(rows);
       h.Cluster2->SetNumberOfValues(rows);
@@ -805,12 +1161,17 @@ DistributedTree ComputeDistributedTree(
     return tree;
   }
   emst::DistributedResult result;
+  // Auto without a usable GPU: noted at every run, warned with once per process (ComputeTree's
+  // rule); a process without points runs no local tree and says nothing.
+  const BackendChoice choice = cloud.View.count == 0
+    ? BackendChoice{ request.Backend, std::string(), false }
+    : ChooseBackend(request.Backend, "no usable CUDA device (", "); ran on the CPU");
   tree.Outcome = Guarded(
     [&]
     {
       AgreeOnDimension(comm, cloud);
       emst::DistributedOptions options;
-      options.engine.backend = ToEngineBackend(request.Backend);
+      options.engine.backend = ToEngineBackend(choice.Backend);
       options.engine.progress = [&report](double fraction, const char* step)
       { return report(GatherShare + EngineShare * fraction, step); };
       result = emst::computeDistributedEmst(cloud.View, comm, options);
@@ -900,6 +1261,11 @@ DistributedTree ComputeDistributedTree(
   tree.ExchangedPoints = static_cast<vtkIdType>(result.stats.exchangedPoints);
   tree.Rounds = result.stats.rounds;
   tree.Messages = result.messages;
+  if (!choice.Note.empty())
+  {
+    (choice.Warn ? tree.Messages : tree.Notes)
+      .insert((choice.Warn ? tree.Messages : tree.Notes).begin(), choice.Note);
+  }
   std::ostringstream path;
   path << "distributed over " << comm.size() << " processes, "
        << (cloud.Copied ? "copied " : "zero-copy ")
@@ -1087,6 +1453,12 @@ double DistributedClusterTree::LongestEdge() const
   return this->Data->Cutter->longestEdge();
 }
 
+double DistributedClusterTree::ShortestEdge()
+{
+  emst::DistributedTreeCutter& cutter = *this->Data->Cutter;
+  return cutter.globalEdges() > 0 ? cutter.kthEdge(1).length : 0.0;
+}
+
 const std::vector<std::string>& DistributedClusterTree::Messages() const
 {
   return this->Data->Messages;
@@ -1259,11 +1631,7 @@ DistributedClusterTree::Cut DistributedClusterTree::CutTree(
 ClusterTree::Hierarchy DistributedClusterTree::ComputeHierarchy()
 {
   Internals& d = *this->Data;
-  ClusterTree::Hierarchy h;
-  h.Cluster1 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1");
-  h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
-  h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
-  h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
+  ClusterTree::Hierarchy h = EmptyHierarchy();
   h.Outcome = GuardedTogether(d.Comm,
     [&]
     {
@@ -1285,6 +1653,12 @@ ClusterTree::Hierarchy DistributedClusterTree::ComputeHierarchy()
       }
       const std::vector<emst::Merge> merges =
         emst::singleLinkageHierarchy(static_cast<std::size_t>(d.Cutter->globalPoints()), all);
+      // Leaf k is the point of global id k (EMSTGlobalId), wherever it is held.
+      h.LeafPointId->SetNumberOfValues(static_cast<vtkIdType>(d.Cutter->globalPoints()));
+      for (vtkIdType k = 0; k < h.LeafPointId->GetNumberOfValues(); ++k)
+      {
+        h.LeafPointId->SetValue(k, k);
+      }
       for (const emst::Merge& merge : merges)
       {
         h.Cluster1->InsertNextValue(static_cast<vtkIdType>(merge.first));

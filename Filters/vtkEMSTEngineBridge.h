@@ -17,6 +17,7 @@
 
 class vtkCellArray;
 class vtkDataArray;
+class vtkDataSet;
 class vtkDoubleArray;
 class vtkIdTypeArray;
 class vtkIntArray;
@@ -40,6 +41,13 @@ struct Status
   StatusType Code = Ok;
   std::string ErrorMessage;
 };
+
+/// The vtkGhostType bits that keep a point out of the tree: a copy of a point owned by another
+/// piece (DUPLICATEPOINT) or a blanked point (HIDDENPOINT).
+unsigned char LeftOutGhostBits();
+
+/// The vtkGhostType point array of a data set, when it has one value per point; else null.
+vtkUnsignedCharArray* PointGhosts(vtkDataSet* data);
 
 /// One block of the cloud. The blocks are concatenated in order: point k of block b is output
 /// point (sum of the sizes of blocks 0..b-1) + k.
@@ -77,7 +85,10 @@ struct Result
   vtkIdType PointsInTree = 0;        ///< finite, non-ghost points
   vtkIdType GhostPoints = 0;         ///< left out because of their ghost flags
   std::string InputPath;             ///< e.g. "zero-copy float32 3D", "copied float64 2D (z = 0)"
-  std::vector<std::string> Messages; ///< the engine's warnings and notes
+  std::vector<std::string> Messages; ///< the engine's warnings and notes: to warn with and record
+  /// Notes to record but not to warn with: Auto without a usable GPU after the first time in the
+  /// process (the first time it is in Messages).
+  std::vector<std::string> Notes;
 };
 
 /// The backend to run (0 auto, 1 CUDA, 2 CPU): an explicit CUDA or CPU property wins; with auto,
@@ -89,6 +100,59 @@ int ResolveBackend(int property, std::string& warning);
 /// Failed (with ErrorMessage) or Cancelled, with empty Lines and EdgeLength.
 Result ComputeTree(const Request& request);
 
+/// HDBSCAN*'s parameters besides k (emst::HdbscanParameters).
+struct HdbscanParameters
+{
+  vtkIdType MinimumClusterSize = 5;
+  int Selection = 0; ///< 0 excess of mass, 1 leaf
+  double Epsilon = 0.0;
+  bool AllowSingleCluster = false;
+};
+
+/// HDBSCAN*'s mutual reachability tree of a request's points, held by the engine's caller for
+/// repeated extractions of clusters: only k, the points and the backend need a new tree.
+class HdbscanTree
+{
+public:
+  /// Computes the tree for k = minimumSamples. `tree` receives it as ComputeTree gives the EMST
+  /// (lines in output point ids, their lengths in an array named "MutualReachability", the run's
+  /// description, Outcome); null unless Outcome is Ok.
+  static std::unique_ptr<HdbscanTree> Create(
+    const Request& request, vtkIdType minimumSamples, Result& tree);
+  ~HdbscanTree();
+
+  vtkIdType NumberOfPoints() const; ///< output points (ghost points included)
+  /// Per output point, "CoreDistance": the distance to the k-th nearest point, the point itself
+  /// counted; NaN for points left out (non-finite, ghost).
+  vtkSmartPointer<vtkDoubleArray> CoreDistance() const;
+
+  struct Clusters
+  {
+    Status Outcome;
+    vtkSmartPointer<vtkIntArray> ClusterId;       ///< per point: 0 = largest, -1 noise
+    vtkSmartPointer<vtkDoubleArray> Probability;  ///< per point
+    vtkSmartPointer<vtkDoubleArray> OutlierScore; ///< per point (GLOSH), NaN when left out
+    std::vector<vtkIdType> Sizes;                 ///< per cluster (id order)
+    std::vector<vtkIdType> FirstPoint;            ///< per cluster: its smallest point id
+    std::vector<vtkIdType> Node;                  ///< per cluster: its condensed tree id
+    std::vector<double> Stability, BirthLambda, DeathLambda; ///< per cluster
+    /// The condensed tree, one row per entry: points are 0..n-1 (output ids), clusters n, n+1, ...
+    vtkSmartPointer<vtkIdTypeArray> Parent;
+    vtkSmartPointer<vtkIdTypeArray> Child;
+    vtkSmartPointer<vtkDoubleArray> Lambda;
+    vtkSmartPointer<vtkIdTypeArray> Size;
+    vtkIdType NoisePoints = 0;
+    double Milliseconds = 0.0;
+  };
+  /// The clusters (emst::extractHdbscanClusters). Never throws: failures in Outcome.
+  Clusters Extract(const HdbscanParameters& parameters) const;
+
+private:
+  HdbscanTree();
+  struct Internals;
+  std::unique_ptr<Internals> Data;
+};
+
 /// A tree (the line cells of a vtkPolyData) held by the engine for repeated cuts into
 /// single-linkage clusters: built once per input, then cut at every threshold change.
 class ClusterTree
@@ -98,11 +162,18 @@ public:
   /// from `lengths`, a one-component cell array, when given and every line has two points (line k
   /// is cell NumberOfVerts + k); else computed from the points in double. backend: 0 auto
   /// (the GPU when usable), 1 CUDA, 2 CPU. Returns null with `status` set on failure.
+  ///
+  /// The leaves, the points the cuts and the hierarchy are about, are the points in the tree as
+  /// the tree filter decides (finite coordinates, no DUPLICATEPOINT or HIDDENPOINT ghost bit),
+  /// and any point a line touches; the others are left out: ClusterId -1 and ClusterSize 0 in a
+  /// cut, and no leaf of the hierarchy.
   static std::unique_ptr<ClusterTree> Create(
     vtkPolyData* tree, vtkDataArray* lengths, int backend, Status& status);
   ~ClusterTree();
 
+  /// The leaves (points in the tree); and the input points left out of it.
   vtkIdType NumberOfPoints() const;
+  vtkIdType NumberOfLeftOut() const;
   vtkIdType NumberOfEdges() const;
   /// Length of the k-th shortest edge (edges in (length, i, j) order).
   double SortedLength(vtkIdType k) const;
@@ -110,9 +181,12 @@ public:
   vtkIdType EdgesAtMost(double threshold) const;
   /// Edges kept for `clusters` groups: NumberOfPoints - clusters, clamped to the edges there are.
   vtkIdType EdgesForGroups(vtkIdType clusters) const;
-  /// "CUDA (<device>)" or "CPU"; and the engine's notes (e.g. a fall-back to the CPU).
+  /// "CUDA (<device>)" or "CPU"; the engine's notes (e.g. a fall-back to the CPU), to warn with
+  /// once per tree; and the notes only to record (Auto without a usable GPU, after the first
+  /// time in the process: see Result::Notes).
   std::string BackendDescription() const;
   const std::vector<std::string>& Messages() const;
+  const std::vector<std::string>& Notes() const;
 
   struct Cut
   {
@@ -124,14 +198,15 @@ public:
     std::vector<vtkIdType> Sizes;                ///< per cluster (id order)
     std::vector<vtkIdType> FirstPoint;           ///< per cluster: its smallest point id
     vtkIdType Groups = 0;
-    vtkIdType NoisePoints = 0;
+    vtkIdType NoisePoints = 0; ///< points with ClusterId -1: small groups and left-out points
     double Milliseconds = 0.0;
   };
   /// Keeps the `kept` shortest edges and labels the clusters (see emst::TreeCutter::cut).
   Cut CutTree(vtkIdType kept, vtkIdType minimumClusterSize);
 
-  /// The single-linkage hierarchy in scipy's layout: arrays "Cluster1", "Cluster2", "Height",
-  /// "Size", one row per edge.
+  /// The single-linkage hierarchy of the leaves in scipy's layout: arrays "Cluster1", "Cluster2",
+  /// "Height", "Size", one row per edge, leaf k being cluster k; and "LeafPointId", the input
+  /// point of each leaf (0, 1, ... when no point is left out).
   struct Hierarchy
   {
     Status Outcome;
@@ -139,6 +214,7 @@ public:
     vtkSmartPointer<vtkIdTypeArray> Cluster2;
     vtkSmartPointer<vtkDoubleArray> Height;
     vtkSmartPointer<vtkIdTypeArray> Size;
+    vtkSmartPointer<vtkIdTypeArray> LeafPointId;
   };
   Hierarchy ComputeHierarchy() const;
 
@@ -194,6 +270,7 @@ public:
   vtkIdType NumberOfPoints() const; ///< own points of all processes
   vtkIdType NumberOfEdges() const;  ///< over all processes
   double LongestEdge() const;
+  double ShortestEdge(); ///< over all processes; 0 without edges (collective)
   const std::vector<std::string>& Messages() const;
   /// Edges of length <= each threshold, over all processes.
   std::vector<vtkIdType> EdgesAtMost(const std::vector<double>& thresholds);

@@ -2,15 +2,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
 #include "vtkEMSTParallel.h"
+#include "vtkEMSTPointInput.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
-#include "vtkCompositeDataIterator.h"
-#include "vtkCompositeDataSet.h"
 #include "vtkDataObject.h"
 #include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
@@ -29,7 +29,6 @@
 #include "vtkSmartPointer.h"
 #include "vtkStringArray.h"
 #include "vtkUnsignedCharArray.h"
-#include "vtkVersion.h"
 
 #include <cstring>
 #include <string>
@@ -40,24 +39,6 @@ vtkCxxSetObjectMacro(vtkEMSTEuclideanMinimumSpanningTree, Controller, vtkMultiPr
 
 namespace
 {
-
-// Ghost bits that keep a point out of the tree: a copy of a point owned by another piece, or a
-// blanked point.
-constexpr unsigned char LeftOutGhostBits =
-  vtkDataSetAttributes::DUPLICATEPOINT | vtkDataSetAttributes::HIDDENPOINT;
-
-/// The vtkGhostType point array of a point set, when it has one value per point.
-vtkUnsignedCharArray* PointGhosts(vtkPointSet* points)
-{
-  auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
-    points->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
-  if (ghosts == nullptr || ghosts->GetNumberOfComponents() != 1 ||
-    ghosts->GetNumberOfTuples() != points->GetNumberOfPoints())
-  {
-    return nullptr;
-  }
-  return ghosts;
-}
 
 /// Field data that says what ran; present on every output, empty or not. backendId: the
 /// BackendType that ran (CUDA, CPU), AUTO when no engine ran.
@@ -109,7 +90,8 @@ bool EmptyUnlessOk(vtkAlgorithm* filter, vtkPolyData* output,
   return true;
 }
 
-/// The tree's lines, lengths and field data on `output`; its notes reported and kept.
+/// The tree's lines, lengths and field data on `output`; its messages warned with and kept, its
+/// notes kept.
 void SetTree(vtkAlgorithm* filter, vtkPolyData* output, const vtkEMSTEngineBridge::Result& tree,
   const std::string& inputPath, std::vector<std::string>& messages)
 {
@@ -118,6 +100,7 @@ void SetTree(vtkAlgorithm* filter, vtkPolyData* output, const vtkEMSTEngineBridg
     vtkWarningWithObjectMacro(filter, << message);
     messages.push_back(message);
   }
+  messages.insert(messages.end(), tree.Notes.begin(), tree.Notes.end());
   if (tree.GhostPoints > 0)
   {
     messages.push_back(
@@ -128,30 +111,6 @@ void SetTree(vtkAlgorithm* filter, vtkPolyData* output, const vtkEMSTEngineBridg
   output->GetCellData()->SetActiveScalars("EdgeLength");
   AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
     tree.ComputeMilliseconds, tree.PointsInTree, inputPath, messages);
-}
-
-/// The engine's request for the points of `leaves`, reporting progress to `filter`.
-vtkEMSTEngineBridge::Request MakeRequest(
-  vtkAlgorithm* filter, const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, int backend)
-{
-  vtkEMSTEngineBridge::Request request;
-  request.GhostMask = LeftOutGhostBits;
-  request.Backend = backend;
-  for (const auto& leaf : leaves)
-  {
-    request.Blocks.push_back({ leaf->GetPoints(), PointGhosts(leaf) });
-  }
-  request.Progress = [filter](double fraction, const char* step)
-  {
-    filter->SetProgressText(step);
-    filter->UpdateProgress(fraction);
-#if VTK_VERSION_NUMBER >= VTK_VERSION_CHECK(9, 2, 20220823)
-    return !filter->CheckAbort();
-#else
-    return !filter->GetAbortExecute();
-#endif
-  };
-  return request;
 }
 
 } // namespace
@@ -182,6 +141,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::FillInputPortInformation(int, vtkInform
 int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkDataObject* input = vtkDataObject::GetData(inputVector[0], 0);
   vtkPolyData* output = vtkPolyData::GetData(outputVector, 0);
   if (output == nullptr)
@@ -191,81 +151,32 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
   std::vector<std::string> messages;
 
-  // The leaves: the input itself, or every non-empty point set of a composite input.
-  std::vector<vtkSmartPointer<vtkPointSet>> leaves;
-  if (auto* pointSet = vtkPointSet::SafeDownCast(input))
-  {
-    if (pointSet->GetPoints() != nullptr) // an empty data set may have no vtkPoints at all
-    {
-      leaves.emplace_back(pointSet);
-    }
-  }
-  else if (auto* composite = vtkCompositeDataSet::SafeDownCast(input))
-  {
-    vtkSmartPointer<vtkCompositeDataIterator> it;
-    it.TakeReference(composite->NewIterator());
-    vtkIdType skipped = 0;
-    for (it->InitTraversal(); !it->IsDoneWithTraversal(); it->GoToNextItem())
-    {
-      vtkDataObject* leaf = it->GetCurrentDataObject();
-      if (auto* leafPoints = vtkPointSet::SafeDownCast(leaf))
-      {
-        if (leafPoints->GetNumberOfPoints() > 0)
-        {
-          leaves.emplace_back(leafPoints);
-        }
-      }
-      else if (leaf != nullptr)
-      {
-        ++skipped;
-      }
-    }
-    if (skipped > 0)
-    {
-      const std::string note = std::to_string(skipped) +
-        " block(s) are not point sets (vtkPointSet) and were left out of the tree.";
-      vtkWarningMacro(<< note);
-      messages.push_back(note);
-    }
-  }
-
   // Several processes: a tree per piece would not be the EMST of the data. Either they compute
-  // the one exact tree together, or every process sends its points (and point arrays) to
-  // process 0, which computes it alone.
+  // the one exact tree together (Distributed: each keeps its point sets), or every process sends
+  // its points (and point arrays) to process 0, which computes it alone.
   vtkMultiProcessController* controller = this->Controller;
-  const bool gathered = controller != nullptr && controller->GetNumberOfProcesses() > 1;
-  if (gathered && this->ParallelMode == DISTRIBUTED)
+  const bool distributed = controller != nullptr && controller->GetNumberOfProcesses() > 1 &&
+    this->ParallelMode == DISTRIBUTED;
+  vtkEMSTPointInput::Points points =
+    vtkEMSTPointInput::Collect(input, distributed ? nullptr : controller, messages);
+  for (const std::string& message : messages)
   {
-    return this->RequestDistributed(leaves, output, messages);
+    vtkWarningMacro(<< message);
   }
-  if (gathered)
+  if (distributed)
   {
-    auto local = vtkSmartPointer<vtkPolyData>::New();
-    if (!leaves.empty())
-    {
-      vtkEMSTGather::Append(leaves, local, false);
-    }
-    std::vector<vtkSmartPointer<vtkDataObject>> pieces;
-    if (!controller->Gather(local, pieces, 0))
-    {
-      vtkErrorMacro("Gathering the points on process 0 failed.");
-      MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
-      return 1;
-    }
-    leaves.clear();
-    if (controller->GetLocalProcessId() != 0)
-    {
-      MakeEmpty(output, "none (points sent to process 0)", {});
-      return 1;
-    }
-    for (const auto& piece : pieces)
-    {
-      auto* pointSet = vtkPointSet::SafeDownCast(piece);
-      if (pointSet != nullptr && pointSet->GetNumberOfPoints() > 0)
-      {
-        leaves.emplace_back(pointSet);
-      }
-    }
+    return this->RequestDistributed(points.Leaves, output, messages);
+  }
+  if (points.Failed)
+  {
+    vtkErrorMacro("Gathering the points on process 0 failed.");
+    MakeEmpty(output, "none (error)", { "Gathering the points on process 0 failed." });
+    return 1;
+  }
+  if (points.SentAway)
+  {
+    MakeEmpty(output, "none (points sent to process 0)", {});
+    return 1;
   }
 
   std::string envWarning;
@@ -277,15 +188,14 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   }
 
   // Points and point arrays of the output: shared with a single input, appended otherwise.
-  if (leaves.empty())
+  if (points.Leaves.empty())
   {
     MakeEmpty(output, "none (no points)", messages);
     return 1;
   }
-  vtkEMSTGather::Append(leaves, output, false);
+  vtkEMSTGather::Append(points.Leaves, output, false);
 
-  vtkEMSTEngineBridge::Request request = MakeRequest(this, leaves, backend);
-
+  vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
@@ -293,9 +203,8 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   {
     return 1;
   }
-
-  SetTree(this, output, tree, tree.InputPath + (gathered ? ", gathered from all processes" : ""),
-    messages);
+  SetTree(this, output, tree,
+    tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);
   return 1;
 }
 
@@ -325,7 +234,9 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestDistributed(
   {
     vtkEMSTGather::Append(leaves, own, false);
   }
-  vtkEMSTEngineBridge::Request request = MakeRequest(this, leaves, backend);
+  vtkEMSTPointInput::Points points;
+  points.Leaves = leaves;
+  vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
   vtkEMSTEngineBridge::DistributedTree tree =
     vtkEMSTEngineBridge::ComputeDistributedTree(request, controller);
   this->SetProgressText(nullptr);
@@ -399,7 +310,7 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestDistributed(
   auto ghostFlags = vtkSmartPointer<vtkUnsignedCharArray>::New();
   ghostFlags->SetName(vtkDataSetAttributes::GhostArrayName());
   ghostFlags->SetNumberOfValues(allPoints);
-  vtkUnsignedCharArray* ownFlags = PointGhosts(own);
+  vtkUnsignedCharArray* ownFlags = vtkEMSTEngineBridge::PointGhosts(own);
   for (vtkIdType k = 0; k < allPoints; ++k)
   {
     const bool ghost = k >= ownPoints;

@@ -12,8 +12,10 @@
  * Output: a vtkPolyData holding every input point (leaves appended in iteration order), the point
  * arrays that all leaves share, and one VTK_LINE cell per tree edge, ordered by increasing length.
  * - cell array `EdgeLength` (double): the Euclidean length of the edge, computed in double
- *   precision from the input coordinates;
- * - field data `TotalLength` (double, 1 tuple): the sum of the edge lengths;
+ *   precision from the input coordinates, scaled before squaring (emst::Edge): accurate at any
+ *   scale, +inf (with a message) only above the largest double;
+ * - field data `TotalLength` (double, 1 tuple): the sum of the edge lengths (+inf, never NaN, when
+ *   it exceeds the largest double);
  * - field data `EMSTBackend` (string): the engine that ran, e.g. "CUDA (NVIDIA H100 ...)" or
  *   "CPU (2 threads)";
  * - field data `EMSTBackendId` (int): the same for programs, a BackendType value: CUDA (1) or
@@ -37,7 +39,11 @@
  * Errors (no CUDA device when CUDA is forced, out of memory, ...) are reported with
  * vtkErrorMacro; the request still succeeds with an empty output whose field data
  * `EMSTMessages` holds the error, so pipelines and ParaView keep running. A cancelled run
- * (AbortExecute set, e.g. from a progress observer) also gives an empty output.
+ * (AbortExecute set, e.g. from a progress observer) also gives an empty output; the cancel is
+ * forgotten when the next run starts (VTK 9.2 keeps the flag set), so that the next update runs.
+ *
+ * AUTO on a machine without a usable GPU runs on the CPU and notes it in `EMSTMessages` at every
+ * run, but warns (vtkWarningMacro, ParaView's Output Messages window) once per process.
  *
  * Parallel runs (a controller of more than one process), by `ParallelMode`:
  * - DISTRIBUTED (default): every process keeps its points; the processes compute the one exact

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "vtkEMSTSingleLinkageHierarchy.h"
 
+#include "vtkEMSTAbort.h"
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
@@ -9,6 +10,7 @@
 #include "vtkDataArray.h"
 #include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
+#include "vtkFieldData.h"
 #include "vtkIdTypeArray.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
@@ -18,6 +20,9 @@
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkTable.h"
+
+#include <string>
+#include <vector>
 
 vtkStandardNewMacro(vtkEMSTSingleLinkageHierarchy);
 vtkCxxSetObjectMacro(vtkEMSTSingleLinkageHierarchy, Controller, vtkMultiProcessController);
@@ -47,6 +52,7 @@ int vtkEMSTSingleLinkageHierarchy::FillInputPortInformation(int, vtkInformation*
 int vtkEMSTSingleLinkageHierarchy::RequestData(
   vtkInformation*, vtkInformationVector** inputVector, vtkInformationVector* outputVector)
 {
+  vtkEMSTAbort::ForgetEarlierCancel(this);
   vtkPolyData* local = vtkPolyData::GetData(inputVector[0], 0);
   vtkTable* output = vtkTable::GetData(outputVector, 0);
   if (local == nullptr || output == nullptr)
@@ -54,18 +60,22 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
     vtkErrorMacro("Missing input or output.");
     return 0;
   }
-  auto emptyTable = [output]()
+  std::vector<std::string> messages;
+  auto emptyTable = [output, &messages]()
   {
     output->Initialize();
     output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1"));
     output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2"));
     output->AddColumn(vtkEMSTArrays::Named<vtkDoubleArray>("Height"));
     output->AddColumn(vtkEMSTArrays::Named<vtkIdTypeArray>("Size"));
+    output->GetFieldData()->AddArray(vtkEMSTArrays::Named<vtkIdTypeArray>("LeafPointId"));
+    vtkEMSTArrays::AddStrings(output->GetFieldData(), "HierarchyMessages", messages);
   };
 
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
   vtkEMSTEngineBridge::Status status;
   vtkEMSTEngineBridge::ClusterTree::Hierarchy hierarchy;
+  vtkIdType leftOut = 0, leaves = 0; // points not in the tree, and in it (a local tree's)
   if (vtkEMSTEngineBridge::IsDistributedTree(this->Controller, local))
   {
     // A distributed tree: its edges (n - 1 rows) are gathered on process 0, not its points.
@@ -93,19 +103,32 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
     {
       hierarchy = tree->ComputeHierarchy();
       status = hierarchy.Outcome;
+      leftOut = tree->NumberOfLeftOut();
+      leaves = tree->NumberOfPoints();
     }
   }
   if (status.Code != vtkEMSTEngineBridge::Status::Ok)
   {
     vtkErrorMacro(<< status.ErrorMessage);
+    messages.push_back("error: " + status.ErrorMessage);
     emptyTable();
     return 1;
+  }
+  if (leftOut > 0)
+  {
+    messages.push_back(std::to_string(leftOut) +
+      " points are not in the tree (non-finite coordinates or ghosts): the hierarchy is that of "
+      "the " +
+      std::to_string(leaves) +
+      " points in it, leaf k being input point LeafPointId[k] (field data)");
   }
   output->Initialize();
   output->AddColumn(hierarchy.Cluster1);
   output->AddColumn(hierarchy.Cluster2);
   output->AddColumn(hierarchy.Height);
   output->AddColumn(hierarchy.Size);
+  output->GetFieldData()->AddArray(hierarchy.LeafPointId);
+  vtkEMSTArrays::AddStrings(output->GetFieldData(), "HierarchyMessages", messages);
   return 1;
 }
 

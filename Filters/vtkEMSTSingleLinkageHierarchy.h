@@ -14,14 +14,19 @@
  * scikit-learn's children_/distances_), so that
  *   Z = numpy.column_stack([Cluster1, Cluster2, Height, Size]).astype(float)
  * can be given to scipy.cluster.hierarchy (dendrogram, fcluster, ...). For a spanning tree of n
- * points there are n - 1 rows, as scipy requires (points left out of the tree, e.g. non-finite
- * ones, make it a forest with fewer rows). At equal heights the order of merges may differ from
- * scipy's; the hierarchy is the same.
+ * points there are n - 1 rows, as scipy requires. At equal heights the order of merges may differ
+ * from scipy's; the hierarchy is the same.
+ *
+ * Points not in the tree (non-finite coordinates, DUPLICATEPOINT or HIDDENPOINT ghosts; any point
+ * a line touches is in it) are left out: the hierarchy is that of the m points in the tree, m - 1
+ * rows over leaves 0..m-1 (a valid linkage for scipy), and the table's field data `LeafPointId`
+ * (m values) gives the input point of each leaf (0, 1, ... when none is left out).
+ * `HierarchyMessages` (field data, strings) says how many were left out, and holds an error.
  *
  * Parallel runs: a tree from the tree filter's Distributed mode sends its edges (not its points)
  * to process 0, which builds the whole hierarchy (points numbered by their global ids,
- * EMSTGlobalId); the other processes output an empty table. Any other tree spread over several
- * processes is gathered on process 0 first, as in vtkEMSTClusters.
+ * EMSTGlobalId, and LeafPointId[k] = k); the other processes output an empty table. Any other tree
+ * spread over several processes is gathered on process 0 first, as in vtkEMSTClusters.
  */
 #ifndef vtkEMSTSingleLinkageHierarchy_h
 #define vtkEMSTSingleLinkageHierarchy_h

@@ -129,7 +129,7 @@ log_line() { echo "[gpu_check $(date +%H:%M:%S) +$(( $(date +%s) - start ))s] $*
 
 write_summary() {
   {
-    echo "EMST GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), host $(uname -n), commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "EMST GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), host $(uname -n), commit $(git -C "$repo" describe --always --dirty --abbrev=7 2>/dev/null || echo '?')"
     echo "build: $build$([ $prebuilt = 1 ] && echo ' (prebuilt)'), shared: $shared, budget ${budget}s"
     printf '%-10s %-14s %8s  %-13s %s\n' step status seconds log note
     for r in "${rows[@]}"; do

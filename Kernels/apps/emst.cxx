@@ -5,14 +5,18 @@
 // spanning tree and prints one machine-readable summary line
 //   points=N dim=D edges=E total_weight=W backend=B time_ms=T
 // (W with 17 significant digits, T the wall time of the computeEmst call), then details. The
-// engine's steps go to stderr when it is a terminal, or with --progress.
+// engine's steps go to stderr when it is a terminal, or with --progress. With --hdbscan, the
+// tree is HDBSCAN*'s mutual reachability tree and the line goes on with the clustering:
+//   ... clusters=C noise_points=Z
 // Exit status: 0 success, 1 engine or file error ("emst: error: ..."), 2 usage error.
 #include "emst/Emst.h"
 #include "CommandLine.h"
+#include "emst/Hdbscan.h"
 #include "emst/PointFile.h"
 
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -28,7 +32,9 @@ using emstcli::UsageError;
 
 const char* const UsageText =
   "usage: emst [--backend auto|cuda|cpu] [--threads N] [--edges OUT.txt] [--quiet] [--progress]\n"
-  "            FILE\n";
+  "            [--hdbscan [--min-samples K] [--min-cluster-size M] [--selection eom|leaf]\n"
+  "             [--epsilon E] [--allow-single-cluster] [--labels OUT.txt]\n"
+  "             [--condensed-tree OUT.txt]] FILE\n";
 
 const char* const HelpText =
   "Computes the exact Euclidean minimum spanning tree of a 2D or 3D point cloud.\n"
@@ -45,10 +51,23 @@ const char* const HelpText =
   "--quiet          print the summary line only (engine messages still go to stderr).\n"
   "--progress       show the engine's steps on stderr (\"emst: progress  45% round 3 (1.2 s)\"):\n"
   "                 the default when stderr is a terminal (one line, redrawn), unless --quiet.\n"
+  "--hdbscan        HDBSCAN* clusters (scikit-learn's conventions, docs/hdbscan.md): the tree is\n"
+  "                 the minimum spanning tree under the mutual reachability distance\n"
+  "                 max(core(a), core(b), |a-b|), core(p) the distance from p to its K-th\n"
+  "                 nearest point counting p itself; --edges writes it.\n"
+  "--min-samples K  K, 1 to 256 (default 5; scikit-learn's min_samples).\n"
+  "--min-cluster-size M   the smallest cluster, at least 2 (default 5).\n"
+  "--selection S    eom (excess of mass, the default) or leaf.\n"
+  "--epsilon E      cluster_selection_epsilon, a distance (default 0: off).\n"
+  "--allow-single-cluster   let eom select one cluster of all points.\n"
+  "--labels OUT.txt one \"label probability outlier_score core_distance\" line per point\n"
+  "                 (label -1: noise; 17 significant digits; nan for non-finite points).\n"
+  "--condensed-tree OUT.txt   one \"parent child lambda size\" line per condensed tree row.\n"
   "-h, --help       this text.\n"
   "\n"
   "Output (stdout):\n"
   "  points=N dim=D edges=E total_weight=W backend=cpu|cuda time_ms=T\n"
+  "  (with --hdbscan, then: clusters=C noise_points=Z)\n"
   "  then, unless --quiet: device, point statistics, rounds, compute/upload/download times,\n"
   "  peak working memory and the per-phase times. Engine messages go to stderr.\n"
   "Exit status: 0 success, 1 error (file or engine), 2 usage error.\n";
@@ -63,7 +82,24 @@ struct CommandLine
   bool progress = false;
   std::string input;
   bool help = false;
+  bool hdbscan = false;
+  bool hdbscanOption = false; ///< an option that only --hdbscan takes
+  emst::HdbscanOptions hdbscanOptions;
+  std::string labelsPath;
+  std::string condensedPath;
 };
+
+/// A number of --epsilon: finite, non-negative.
+double parseDistance(const std::string& option, const std::string& text)
+{
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(value >= 0.0) || !std::isfinite(value))
+  {
+    throw UsageError{ option + " needs a non-negative number, got '" + text + "'" };
+  }
+  return value;
+}
 
 CommandLine parseCommandLine(int argc, char** argv)
 {
@@ -115,6 +151,56 @@ CommandLine parseCommandLine(int argc, char** argv)
     {
       cl.progress = true;
     }
+    else if (arg == "--hdbscan")
+    {
+      cl.hdbscan = true;
+    }
+    else if (name == "--min-samples")
+    {
+      cl.hdbscanOptions.minimumSamples = static_cast<std::size_t>(emstcli::parseInteger(
+        "--min-samples", args.value(), 1, static_cast<int>(emst::MaxMinimumSamples)));
+      cl.hdbscanOption = true;
+    }
+    else if (name == "--min-cluster-size")
+    {
+      cl.hdbscanOptions.parameters.minimumClusterSize = static_cast<std::size_t>(
+        emstcli::parseInteger("--min-cluster-size", args.value(), 2, 2147483647));
+      cl.hdbscanOption = true;
+    }
+    else if (name == "--selection")
+    {
+      const std::string text = args.value();
+      try
+      {
+        cl.hdbscanOptions.parameters.selection = emst::parseClusterSelection(text);
+      }
+      catch (const emst::Error&)
+      {
+        throw UsageError{ "--selection needs eom or leaf, got '" + text + "'" };
+      }
+      cl.hdbscanOption = true;
+    }
+    else if (name == "--epsilon")
+    {
+      cl.hdbscanOptions.parameters.clusterSelectionEpsilon =
+        parseDistance("--epsilon", args.value());
+      cl.hdbscanOption = true;
+    }
+    else if (arg == "--allow-single-cluster")
+    {
+      cl.hdbscanOptions.parameters.allowSingleCluster = true;
+      cl.hdbscanOption = true;
+    }
+    else if (name == "--labels" || name == "--condensed-tree")
+    {
+      std::string& path = name == "--labels" ? cl.labelsPath : cl.condensedPath;
+      path = args.value();
+      if (path.empty())
+      {
+        throw UsageError{ name + " needs a file name" };
+      }
+      cl.hdbscanOption = true;
+    }
     else
     {
       throw UsageError{ "unknown option '" + arg + "'" };
@@ -123,6 +209,11 @@ CommandLine parseCommandLine(int argc, char** argv)
   if (!cl.help && cl.input.empty())
   {
     throw UsageError{ "no input file" };
+  }
+  if (cl.hdbscanOption && !cl.hdbscan)
+  {
+    throw UsageError{ "--min-samples, --min-cluster-size, --selection, --epsilon, "
+                      "--allow-single-cluster, --labels and --condensed-tree need --hdbscan" };
   }
   return cl;
 }
@@ -198,7 +289,19 @@ int run(const CommandLine& cl)
     { return progress(fraction, step); };
   }
   const auto start = std::chrono::steady_clock::now();
-  const emst::Result result = emst::computeEmst(points.view(), options);
+  emst::HdbscanResult hdbscan;
+  emst::Result tree;
+  if (cl.hdbscan)
+  {
+    emst::HdbscanOptions hdbscanOptions = cl.hdbscanOptions;
+    hdbscanOptions.engine = options;
+    hdbscan = emst::computeHdbscan(points.view(), hdbscanOptions);
+  }
+  else
+  {
+    tree = emst::computeEmst(points.view(), options);
+  }
+  const emst::Result& result = cl.hdbscan ? hdbscan.tree.tree : tree;
   const auto stop = std::chrono::steady_clock::now();
   const double wallMilliseconds = std::chrono::duration<double, std::milli>(stop - start).count();
 
@@ -215,9 +318,15 @@ int run(const CommandLine& cl)
   {
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  std::printf("points=%zu dim=%d edges=%zu total_weight=%.17g backend=%s time_ms=%.3f\n",
+  std::printf("points=%zu dim=%d edges=%zu total_weight=%.17g backend=%s time_ms=%.3f",
     points.count, points.dimension, result.edges.size(), result.totalWeight, backend.c_str(),
     wallMilliseconds);
+  if (cl.hdbscan)
+  {
+    std::printf(" clusters=%zu noise_points=%zu", hdbscan.clustering.clusters.size(),
+      hdbscan.clustering.noisePoints);
+  }
+  std::printf("\n");
   if (!cl.quiet)
   {
     std::printf("device=\"%s\" valid_points=%zu nonfinite_points=%zu duplicate_points=%zu "
@@ -248,6 +357,24 @@ int run(const CommandLine& cl)
     {
       std::fprintf(
         stderr, "emst: wrote %zu edges to %s\n", result.edges.size(), cl.edgesPath.c_str());
+    }
+  }
+  if (!cl.labelsPath.empty())
+  {
+    emst::writeHdbscanPoints(cl.labelsPath, hdbscan.tree.coreDistance, hdbscan.clustering);
+    if (!cl.quiet)
+    {
+      std::fprintf(
+        stderr, "emst: wrote %zu points' labels to %s\n", points.count, cl.labelsPath.c_str());
+    }
+  }
+  if (!cl.condensedPath.empty())
+  {
+    emst::writeCondensedTree(cl.condensedPath, hdbscan.clustering.condensedTree);
+    if (!cl.quiet)
+    {
+      std::fprintf(stderr, "emst: wrote %zu condensed tree rows to %s\n",
+        hdbscan.clustering.condensedTree.size(), cl.condensedPath.c_str());
     }
   }
   return 0;

@@ -484,18 +484,22 @@ void writeF32(const std::string& path, const PointSet& points)
   }
 }
 
-void writeEdges(const std::string& path, const std::vector<Edge>& edges)
+namespace
+{
+
+/// Writes `count` text lines, line k formatted into `line` by format(k, line, size) (which
+/// returns its length), in blocks: one fprintf per line is slow for tens of millions of lines.
+template <class Format>
+void writeLines(const std::string& path, std::size_t count, Format format)
 {
   FilePtr file = openOrFail(path, "wb", "for writing");
-  // Format in blocks: one fprintf per edge is slow for tens of millions of edges.
   std::string block;
   block.reserve(1 << 20);
-  char line[96];
+  char line[160];
   bool ok = true;
-  for (std::size_t k = 0; k < edges.size() && ok; ++k)
+  for (std::size_t k = 0; k < count && ok; ++k)
   {
-    const int len = std::snprintf(line, sizeof(line), "%u %u %.17g\n",
-      static_cast<unsigned>(edges[k].i), static_cast<unsigned>(edges[k].j), edges[k].length);
+    const int len = format(k, line, sizeof(line));
     block.append(line, static_cast<std::size_t>(len));
     if (block.size() >= (1u << 20) - sizeof(line))
     {
@@ -512,6 +516,48 @@ void writeEdges(const std::string& path, const std::vector<Edge>& edges)
   {
     fail(path, std::string("write failed (") + std::strerror(errno) + ")");
   }
+}
+
+} // namespace
+
+void writeEdges(const std::string& path, const std::vector<Edge>& edges)
+{
+  writeLines(path, edges.size(),
+    [&edges](std::size_t k, char* line, std::size_t size)
+    {
+      return std::snprintf(line, size, "%u %u %.17g\n", static_cast<unsigned>(edges[k].i),
+        static_cast<unsigned>(edges[k].j), edges[k].length);
+    });
+}
+
+void writeHdbscanPoints(const std::string& path, const std::vector<double>& coreDistance,
+  const HdbscanClustering& clustering)
+{
+  const std::size_t n = clustering.labels.size();
+  if (coreDistance.size() != n || clustering.probabilities.size() != n ||
+    clustering.outlierScores.size() != n)
+  {
+    fail(path, "the per-point arrays differ in size");
+  }
+  writeLines(path, n,
+    [&](std::size_t k, char* line, std::size_t size)
+    {
+      return std::snprintf(line, size, "%d %.17g %.17g %.17g\n",
+        static_cast<int>(clustering.labels[k]), clustering.probabilities[k],
+        clustering.outlierScores[k], coreDistance[k]);
+    });
+}
+
+void writeCondensedTree(const std::string& path, const std::vector<CondensedTreeRow>& rows)
+{
+  writeLines(path, rows.size(),
+    [&rows](std::size_t k, char* line, std::size_t size)
+    {
+      return std::snprintf(line, size, "%llu %llu %.17g %llu\n",
+        static_cast<unsigned long long>(rows[k].parent),
+        static_cast<unsigned long long>(rows[k].child), rows[k].lambda,
+        static_cast<unsigned long long>(rows[k].size));
+    });
 }
 
 bool jsonNumber(const std::string& text, const std::string& key, double& value)

@@ -16,6 +16,7 @@
 #include "phases/Cells.h"
 #include "phases/ComponentMerge.h"
 #include "phases/Components.h"
+#include "phases/CoreDistances.h"
 #include "phases/Duplicates.h"
 #include "phases/Frame.h"
 #include "phases/Hierarchy.h"
@@ -69,30 +70,47 @@ public:
   {
   }
 
-  /// `points.data` is in backend memory. Fills result.edges (host), the counts and the rounds;
-  /// phase times and memory are the caller's (they belong to the Exec).
+  /// The EMST: `points.data` is in backend memory. Fills result.edges (host), the counts and the
+  /// rounds; phase times and memory are the caller's (they belong to the Exec).
   void run(const PointCloudView& points, Result& result)
   {
-    std::size_t const stride = points.stride ? points.stride : static_cast<std::size_t>(Dim);
-    if (points.scalarType == ScalarType::Float64)
-    {
-      this->runTyped(InputPoints<double, Dim>{ static_cast<const double*>(points.data), stride },
-        points.count, result);
-    }
-    else
-    {
-      this->runTyped(InputPoints<float, Dim>{ static_cast<const float*>(points.data), stride },
-        points.count, result);
-    }
+    this->dispatch(points, result, 0, nullptr);
+  }
+
+  /// HDBSCAN*'s mutual reachability tree for k = minimumSamples (1 to kMaxMinimumSamples, and at
+  /// most the finite points unless there are none: checked here), as run() fills its result,
+  /// with the mutual reachability distance as each edge's length; coreDistance (host, n values)
+  /// receives every point's core distance in input units, NaN for non-finite points.
+  void runMutualReachability(const PointCloudView& points, std::size_t minimumSamples,
+    Result& result, std::vector<double>& coreDistance)
+  {
+    this->dispatch(points, result, minimumSamples, &coreDistance);
   }
 
 private:
   template <class T>
   using Buf = Buffer<T, Exec>;
 
-  /// The metric of the run, over points of scalar type T: phases/Metric.h.
+  /// The metric of the EMST, over points of scalar type T: phases/Metric.h.
   template <class T>
   using Metric = EuclideanMetric<T, Dim>;
+
+  /// k = 0: the EMST; else the mutual reachability tree with its core distances.
+  void dispatch(
+    const PointCloudView& points, Result& result, std::size_t k, std::vector<double>* cores)
+  {
+    std::size_t const stride = points.stride ? points.stride : static_cast<std::size_t>(Dim);
+    if (points.scalarType == ScalarType::Float64)
+    {
+      this->runTyped(InputPoints<double, Dim>{ static_cast<const double*>(points.data), stride },
+        points.count, result, k, cores);
+    }
+    else
+    {
+      this->runTyped(InputPoints<float, Dim>{ static_cast<const float*>(points.data), stride },
+        points.count, result, k, cores);
+    }
+  }
 
   void progress(double fraction, const char* step)
   {
@@ -112,7 +130,8 @@ private:
   }
 
   template <class T>
-  void runTyped(const InputPoints<T, Dim>& input, std::size_t n, Result& result)
+  void runTyped(const InputPoints<T, Dim>& input, std::size_t n, Result& result, std::size_t k,
+    std::vector<double>* coreDistance)
   {
     Stats& stats = result.stats;
     stats.inputPoints = n;
@@ -127,8 +146,22 @@ private:
       result.messages.push_back(std::to_string(n - v) +
         " point(s) with non-finite coordinates (NaN or Inf) were left out of the tree");
     }
+    if (k > 0 && v > 0 && k > v)
+    {
+      throw Error(ErrorCode::InvalidInput,
+        "the minimum samples (" + std::to_string(k) + ") exceed the " + std::to_string(v) +
+          " point(s) with finite coordinates");
+    }
     if (v < 2)
     {
+      if (k > 0)
+      {
+        // No tree; the one finite point, if any, has k = 1 and core distance 0.
+        Buf<double> coreKeyOfInput(this->X, n);
+        this->X.forEach(n, LoneCores<T, Dim>{ input, coreKeyOfInput.data() });
+        this->X.endCompute();
+        this->download(coreKeyOfInput, *coreDistance);
+      }
       this->X.endCompute();
       this->finished();
       return;
@@ -138,32 +171,109 @@ private:
 
     this->progress(0.12, "duplicates");
     Metric<T> const inputMetric{ input, framed.frame.scale };
-    DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed);
+    DistinctPoints<Exec> distinct = joinDuplicates(this->X, input, inputMetric, framed, k > 0);
     std::size_t const m = distinct.size();
     stats.duplicatePoints = v - m;
 
     Buf<Index> edgePoints(this->X, 2 * (m - 1));
+    if (k == 0)
+    {
+      if (m > 1)
+      {
+        this->spanningTree<T>(input, framed, distinct, edgePoints, stats,
+          [&](const Cells<Exec, T, Dim>& cells, const Hierarchy<Exec, Dim>&,
+            const SearchContext<Metric<T>>&) {
+            return Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
+          });
+      }
+      distinct.codeOfPoint.reset();
+      this->progress(0.97, "output");
+      this->download(
+        orderEdges(this->X, inputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges),
+        result.edges);
+      this->finished();
+      return;
+    }
+
+    // HDBSCAN*: the core distances (by distinct point) come from a search over the hierarchy,
+    // so they are computed in the spanning tree's set-up, and handed on to the output here.
+    using Reach = MutualReachabilityMetric<T, Dim>;
+    CoreDistances<Exec> cores(this->X);
+    Buf<float> leastCoreOfSlot(this->X, 0);
     if (m > 1)
     {
-      this->spanningTree(input, framed, distinct, edgePoints, stats);
+      this->spanningTree<T>(input, framed, distinct, edgePoints, stats,
+        [&](const Cells<Exec, T, Dim>& cells, const Hierarchy<Exec, Dim>& hierarchy,
+          const SearchContext<Metric<T>>& euclidean)
+        {
+          this->progress(0.19, "core distances");
+          cores = computeCoreDistances(
+            this->X, euclidean, distinct.multiplicityOfPoint.data(), k, stats.duplicatePoints > 0);
+          leastCoreOfSlot = climbLeast(this->X, cells, hierarchy, cores.coreBoundOfPoint.data());
+          return Reach{ euclidean.metric, cores.coreKeyOfPoint.data(),
+            cores.coreBoundOfPoint.data(), leastCoreOfSlot.data() };
+        });
     }
+    else
+    {
+      // Every point at one place: v >= k copies, so the core distance is 0.
+      cores.coreKeyOfPoint = Buf<double>(this->X, 1);
+      this->X.fill(cores.coreKeyOfPoint.data(), 1, 0.0);
+    }
+    leastCoreOfSlot.reset();
+    cores.coreBoundOfPoint.reset();
     distinct.codeOfPoint.reset();
+    distinct.multiplicityOfPoint.reset();
 
     this->progress(0.97, "output");
-    Buf<OutputEdge> const out =
-      orderEdges(this->X, inputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
-    std::size_t const e = out.size();
-    this->X.endCompute();
-    result.edges.resize(e);
-    this->X.copyToHost(reinterpret_cast<OutputEdge*>(result.edges.data()), out.data(), e);
+    std::size_t const copies = distinct.copyEdges.size();
+    Buf<double> coreKeyOfInput(this->X, n);
+    Buf<Index> anchorOfInput(this->X, copies > 0 && m > 1 ? n : 0);
+    this->X.fill(coreKeyOfInput.data(), n, static_cast<double>(std::nan("")));
+    this->X.forEach(m,
+      ScatterCores{ distinct.inputOfPoint.data(), cores.coreKeyOfPoint.data(),
+        anchorOfInput.size() ? cores.anchorOfPoint.data() : nullptr, coreKeyOfInput.data(),
+        anchorOfInput.size() ? anchorOfInput.data() : nullptr });
+    cores.coreKeyOfPoint.reset();
+    cores.anchorOfPoint.reset();
+    Reach const outputMetric{ inputMetric, coreKeyOfInput.data(), nullptr, nullptr };
+    if (copies > 0)
+    {
+      this->X.forEach(copies,
+        AnchorCopies<Reach>{ outputMetric, coreKeyOfInput.data(),
+          anchorOfInput.size() ? anchorOfInput.data() : nullptr,
+          distinct.copyEdges.lengthBits.data(), distinct.copyEdges.pairOfEdge.data() });
+    }
+    anchorOfInput.reset();
+    Buf<OutputEdge> out =
+      orderEdges(this->X, outputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
+    this->X.forEach(n, CoreKeyToDistance{ coreKeyOfInput.data(), framed.frame.scale });
+    this->download(std::move(out), result.edges);
+    this->download(coreKeyOfInput, *coreDistance);
     this->finished();
   }
 
+  /// The sorted edges to the host; the compute ends here.
+  void download(Buf<OutputEdge> out, std::vector<Edge>& edges)
+  {
+    std::size_t const e = out.size();
+    this->X.endCompute();
+    edges.resize(e);
+    this->X.copyToHost(reinterpret_cast<OutputEdge*>(edges.data()), out.data(), e);
+  }
+
+  /// Per-point doubles (the core distances) to the host.
+  void download(const Buf<double>& values, std::vector<double>& host)
+  {
+    host.resize(values.size());
+    this->X.copyToHost(host.data(), values.data(), values.size());
+  }
+
   /// What every round reads and writes, fixed once the hierarchy is built.
-  template <class T>
+  template <class M>
   struct Rounds
   {
-    SearchContext<Metric<T>> search; ///< the run's part; findMin1 adds the round's
+    SearchContext<M> search; ///< the run's part; findMin1 adds the round's
     LabelArrays labels;
     const ComponentArena<Exec>* arena;
     RoundCounters counters;
@@ -171,10 +281,12 @@ private:
   };
 
   /// Cells, hierarchy, then Borůvka rounds until one component is left: writes the m-1 tree
-  /// edges as pairs of distinct points into edgePoints.
-  template <class T>
+  /// edges as pairs of distinct points into edgePoints. makeMetric(cells, hierarchy, the
+  /// Euclidean search context) gives the metric of the rounds, once the hierarchy is built (it
+  /// may run phases of its own: the core distances).
+  template <class T, class MakeMetric>
   void spanningTree(const InputPoints<T, Dim>& input, const FramedPoints<Exec, Dim>& framed,
-    DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints, Stats& stats)
+    DistinctPoints<Exec>& distinct, Buf<Index>& edgePoints, Stats& stats, MakeMetric makeMetric)
   {
     std::size_t const m = distinct.size();
     this->progress(0.15, "cells");
@@ -188,15 +300,28 @@ private:
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
     ComponentArena<Exec> const arena(this->X, m);
 
-    Rounds<T> rounds;
-    SearchContext<Metric<T>>& search = rounds.search;
-    search.metric = Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
-    search.tolerance = framed.tolerance();
-    search.points = cells.points(distinct);
-    search.cells = cells.arrays();
-    search.tree = hierarchy.arrays();
-    search.latticeScale = framed.quantizer.scale;
-    search.candidates = state.candidates();
+    SearchContext<Metric<T>> euclidean;
+    euclidean.metric = Metric<T>{ { cells.exactOfPoint.data(), Dim }, framed.frame.scale };
+    euclidean.tolerance = framed.tolerance();
+    euclidean.points = cells.points(distinct);
+    euclidean.cells = cells.arrays();
+    euclidean.tree = hierarchy.arrays();
+    euclidean.latticeScale = framed.quantizer.scale;
+    euclidean.candidates = state.candidates();
+    euclidean.bottomUp = false;
+    euclidean.boundOfComp = nullptr;
+    euclidean.firstKeyOfComp = nullptr;
+
+    using M = decltype(makeMetric(cells, hierarchy, euclidean));
+    Rounds<M> rounds;
+    SearchContext<M>& search = rounds.search;
+    search.metric = makeMetric(cells, hierarchy, euclidean);
+    search.tolerance = euclidean.tolerance;
+    search.points = euclidean.points;
+    search.cells = euclidean.cells;
+    search.tree = euclidean.tree;
+    search.latticeScale = euclidean.latticeScale;
+    search.candidates = euclidean.candidates;
     search.bottomUp = false;
     search.boundOfComp = nullptr;
     search.firstKeyOfComp = nullptr;
@@ -237,8 +362,8 @@ private:
   /// One Borůvka round, queued without any host wait. counters.before(round) holds the
   /// components before it, counters.after(round) receives those after; `known` (the count at
   /// the host's last look) bounds them and sizes the per-component launches.
-  template <class T>
-  void enqueueRound(int round, std::size_t known, const Rounds<T>& r)
+  template <class M>
+  void enqueueRound(int round, std::size_t known, const Rounds<M>& r)
   {
     // Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2, connect, compact.
     ComponentArrays const& comps = r.arena->ofRound(round);

@@ -6,6 +6,7 @@
 #include "emst/Emst.h"
 
 #include "backends/Backends.h"
+#include "base/Arithmetic.h"
 
 #include <algorithm>
 #include <cctype>
@@ -24,6 +25,12 @@ double sumLengths(const std::vector<Edge>& edges)
   for (const Edge& e : edges)
   {
     double const t = sum + e.length;
+    if (!std::isfinite(t))
+    {
+      // Non-negative lengths: an infinite edge or a sum beyond DBL_MAX makes the total +inf
+      // (the compensation would turn it into inf - inf = NaN).
+      return std::numeric_limits<double>::infinity();
+    }
     if (std::abs(sum) >= std::abs(e.length))
     {
       compensation += (sum - t) + e.length;
@@ -47,10 +54,7 @@ void checkPointCount(std::size_t points)
   }
 }
 
-namespace
-{
-
-void validate(const PointCloudView& points)
+void validatePoints(const PointCloudView& points)
 {
   if (points.dimension != 2 && points.dimension != 3)
   {
@@ -75,14 +79,50 @@ void validate(const PointCloudView& points)
   }
 }
 
+void validateOptions(const Options& options)
+{
+  if (options.cpuThreads < 0 || options.cpuThreads > kMaxCpuThreads)
+  {
+    throw Error(ErrorCode::InvalidInput,
+      "cpuThreads must be 0 (the OpenMP default) or a thread count from 1 to " +
+        std::to_string(kMaxCpuThreads) + ", not " + std::to_string(options.cpuThreads));
+  }
+}
+
+namespace
+{
+
 Result finish(Result result)
 {
   result.totalWeight = sumLengths(result.edges);
+  std::size_t const infinite = static_cast<std::size_t>(std::count_if(
+    result.edges.begin(), result.edges.end(), [](const Edge& e) { return std::isinf(e.length); }));
+  if (infinite > 0)
+  {
+    result.messages.push_back(std::to_string(infinite) +
+      " edge length(s) exceed the largest double (about 1.8e308): reported as +inf, and the "
+      "total length is +inf; the tree itself is exact");
+  }
+  else if (std::isinf(result.totalWeight))
+  {
+    result.messages.emplace_back("the total length exceeds the largest double (about 1.8e308): "
+                                 "reported as +inf; every edge length is finite");
+  }
   return result;
 }
 
 } // namespace
 } // namespace detail
+
+double edgeLength(const double* a, const double* b, int dimension) noexcept
+{
+  double d[3] = { 0.0, 0.0, 0.0 };
+  for (int axis = 0; axis < dimension && axis < 3; ++axis)
+  {
+    d[axis] = detail::dsub(a[axis], b[axis]);
+  }
+  return dimension == 2 ? detail::scaledLength<2>(d) : detail::scaledLength<3>(d);
+}
 
 bool cudaBackendCompiled() noexcept
 {
@@ -144,62 +184,17 @@ Backend parseBackend(const std::string& name)
 Result detail::computeEmstWithScale(
   const PointCloudView& points, const Options& options, double scale)
 {
-  detail::validate(points);
-  bool const onDevice = points.memory == MemorySpace::Device;
-
-  if (options.backend == Backend::Cpu)
-  {
-    if (onDevice)
+  detail::validatePoints(points);
+  return detail::runOnBackend(
+    points, options, [&] { return detail::finish(detail::runCpu(points, options, scale)); },
+    [&]
     {
-      throw Error(ErrorCode::InvalidInput, "the CPU backend cannot read points in device memory");
-    }
-    return detail::finish(detail::runCpu(points, options, scale));
-  }
-
 #if defined(EMST_WITH_CUDA)
-  std::string reason;
-  bool const usable = detail::probeCuda(options.cudaDevice, &reason);
-  if (options.backend == Backend::Cuda || onDevice)
-  {
-    if (!usable)
-    {
-      throw Error(ErrorCode::DeviceUnavailable, "CUDA backend unavailable: " + reason);
-    }
-    return detail::finish(detail::runCuda(points, options, scale));
-  }
-  // Auto
-  if (usable)
-  {
-    try
-    {
       return detail::finish(detail::runCuda(points, options, scale));
-    }
-    catch (const Error& error)
-    {
-      if (!detail::gpuFailureFallsBack(error))
-      {
-        throw;
-      }
-      Result result = detail::finish(detail::runCpu(points, options, scale));
-      result.messages.insert(result.messages.begin(),
-        std::string("the GPU run failed (") + error.what() + "); ran on the CPU instead");
-      return result;
-    }
-  }
-  Result result = detail::finish(detail::runCpu(points, options, scale));
-  result.messages.insert(
-    result.messages.begin(), "no usable CUDA device (" + reason + "); ran on the CPU");
-  return result;
 #else
-  if (options.backend == Backend::Cuda || onDevice)
-  {
-    throw Error(
-      ErrorCode::DeviceUnavailable, "CUDA backend unavailable: this build has no CUDA backend");
-  }
-  Result result = detail::finish(detail::runCpu(points, options, scale));
-  result.messages.insert(result.messages.begin(), "this build has no CUDA backend; ran on the CPU");
-  return result;
+      return Result();
 #endif
+    });
 }
 
 Result computeEmst(const PointCloudView& points, const Options& options)

@@ -10,6 +10,7 @@
 
 #include "emst/Clusters.h"
 #include "emst/Emst.h"
+#include "emst/Hdbscan.h"
 #include "emst/PointFile.h"
 
 #include <algorithm>
@@ -37,6 +38,10 @@ struct Settings
   bool headerOnly = false;
   bool cut = false;
   std::size_t minimumClusterSize = 1;
+  /// --hdbscan: HDBSCAN* (emst::computeMutualReachabilityTree, then extractHdbscanClusters).
+  bool hdbscan = false;
+  std::size_t minimumSamples = 10;
+  std::size_t hdbscanMinimumClusterSize = 100;
   std::vector<std::string> sets;
 };
 

@@ -3,8 +3,12 @@
 //
 // The tree of one set, timed: one warm-up run (device context, memory pool, page faults), then
 // Settings::repeat runs; medians of the engine's own clocks (Stats), peak memory the largest.
+// With --hdbscan the tree is HDBSCAN*'s mutual reachability tree, and the host's extraction of
+// the clusters is timed too (the phase "extract (host)"); the note gives the clusters, the noise
+// and the end-to-end time (the tree's call, downloads included, plus the extraction).
 #include "Benchmark.h"
 
+#include <chrono>
 #include <exception>
 #include <map>
 
@@ -30,11 +34,29 @@ TreeRow timeTree(const std::string& set, const Settings& settings)
     std::vector<std::string> phaseOrder;
     std::size_t peakBytes = 0;
     emst::Result result;
+    std::vector<double> extract, endToEnd;
+    emst::HdbscanClustering clustering;
     for (int run = 0; run <= settings.repeat; ++run)
     {
       const double previousWeight = result.totalWeight;
       const std::size_t previousEdges = result.edges.size();
-      result = emst::computeEmst(points.view(), settings.options);
+      if (settings.hdbscan)
+      {
+        const auto start = std::chrono::steady_clock::now();
+        emst::MutualReachabilityTree tree = emst::computeMutualReachabilityTree(
+          points.view(), settings.minimumSamples, settings.options);
+        const auto extracted = std::chrono::steady_clock::now();
+        emst::HdbscanParameters parameters;
+        parameters.minimumClusterSize = settings.hdbscanMinimumClusterSize;
+        clustering = emst::extractHdbscanClusters(points.count, tree.tree.edges, parameters);
+        extract.push_back(millisecondsSince(extracted));
+        endToEnd.push_back(millisecondsSince(start));
+        result = std::move(tree.tree);
+      }
+      else
+      {
+        result = emst::computeEmst(points.view(), settings.options);
+      }
       if (run > 0 && (result.totalWeight != previousWeight || result.edges.size() != previousEdges))
       {
         row.status = "MISMATCH";
@@ -77,6 +99,15 @@ TreeRow timeTree(const std::string& set, const Settings& settings)
     {
       row.phases.emplace_back(name, median(phaseTimes[name]));
     }
+    if (settings.hdbscan)
+    {
+      row.name += " hdbscan k=" + std::to_string(settings.minimumSamples) +
+        " m=" + std::to_string(settings.hdbscanMinimumClusterSize);
+      row.phases.emplace_back("extract (host)", median(extract));
+      row.note = std::to_string(clustering.clusters.size()) + " clusters, " +
+        std::to_string(clustering.noisePoints) + " noise, end to end " +
+        formatDouble("%.1f", median(endToEnd)) + " ms";
+    }
 
     const std::string edgeProblem = edgeCountProblem(result);
     if (!edgeProblem.empty())
@@ -85,8 +116,10 @@ TreeRow timeTree(const std::string& set, const Settings& settings)
       row.note = edgeProblem;
     }
 
-    std::string why;
-    row.haveReference = findReference(path, row.n, row.dim, settings, row.reference, why);
+    std::string why = "a mutual reachability tree (--hdbscan) has none";
+    // The references are EMST weights: the mutual reachability tree's equals them for k = 1 only.
+    row.haveReference = (!settings.hdbscan || settings.minimumSamples == 1) &&
+      findReference(path, row.n, row.dim, settings, row.reference, why);
     if (row.haveReference)
     {
       row.relativeError = relativeError(row.totalWeight, row.reference);

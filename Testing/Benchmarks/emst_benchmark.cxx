@@ -17,6 +17,9 @@
 // 10 clusters: one warm-up cut, then --repeat timed cuts each; one table row per cut, with the
 // cut's own time (Clustering::milliseconds, medians), the download of the per-point arrays apart,
 // and the groups checked against a host union-find (and NAME.ref.json's cluster counts).
+//
+// --hdbscan: HDBSCAN* instead of the EMST, in the EMST table's columns (TreeTiming.cxx): the
+// mutual reachability tree for k = --min-samples, then the clusters for --min-cluster-size.
 #include "Benchmark.h"
 #include "CommandLine.h"
 
@@ -33,7 +36,8 @@ namespace
 const char* const UsageText =
   "usage: emst_benchmark [--backend auto|cuda|cpu] [--repeat N] [--threads N] [--data-dir DIR]\n"
   "                      [--reference FILE] [--tolerance X] [--csv FILE] [--json FILE]\n"
-  "                      [--no-header] [--cut [--min-size N]] SET...\n"
+  "                      [--no-header] [--cut [--min-size N]]\n"
+  "                      [--hdbscan [--min-samples K] [--min-cluster-size M]] SET...\n"
   "       emst_benchmark [--cut] --header-only\n";
 
 const char* const HelpText =
@@ -55,6 +59,12 @@ const char* const HelpText =
   "               present, else numpy's linear percentile) and into 10 clusters (k=10); one\n"
   "               warm-up then --repeat cuts each; a table of cuts instead of the EMST table.\n"
   "--min-size N   minimum cluster size of the cuts (default 1; smaller groups are noise).\n"
+  "--hdbscan      time HDBSCAN* instead: the mutual reachability tree (its compute time is the\n"
+  "               median; no reference weight unless K is 1), then the host's extraction of\n"
+  "               the clusters (the phase \"extract (host)\"); the note gives the clusters, the\n"
+  "               noise and the end-to-end time (tree call with its downloads + extraction).\n"
+  "--min-samples K      HDBSCAN*'s k (scikit-learn's min_samples), 1 to 256 (default 10).\n"
+  "--min-cluster-size M HDBSCAN*'s smallest cluster, at least 2 (default 100).\n"
   "\n"
   "Columns: median and min of Stats::computeMilliseconds; MFeatures/s = n*dim/(median s)/1e6;\n"
   "upload/download medians; peak backend bytes per point (max over runs); Boruvka rounds; the\n"
@@ -146,6 +156,20 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
       settings.minimumClusterSize =
         static_cast<std::size_t>(parseInteger("--min-size", args.value(), 0, 1000000));
     }
+    else if (arg == "--hdbscan")
+    {
+      settings.hdbscan = true;
+    }
+    else if (name == "--min-samples")
+    {
+      settings.minimumSamples = static_cast<std::size_t>(
+        parseInteger("--min-samples", args.value(), 1, static_cast<int>(emst::MaxMinimumSamples)));
+    }
+    else if (name == "--min-cluster-size")
+    {
+      settings.hdbscanMinimumClusterSize =
+        static_cast<std::size_t>(parseInteger("--min-cluster-size", args.value(), 2, 2147483647));
+    }
     else if (!arg.empty() && arg[0] == '-')
     {
       throw UsageError{ "unknown option '" + arg + "'" };
@@ -158,6 +182,10 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
   if (!help && !settings.headerOnly && settings.sets.empty())
   {
     throw UsageError{ "no set given" };
+  }
+  if (settings.hdbscan && settings.cut)
+  {
+    throw UsageError{ "--hdbscan and --cut are two different tables: choose one" };
   }
   return settings;
 }

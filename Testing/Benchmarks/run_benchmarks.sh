@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Benchmarks the engine on the standard synthetic sets (../shared/tools/gen_points.cpp: uniform
-# and cosmo, 1e5 1e6 1e7 3e7 points, 2D and 3D, seed 12345) and on every ../shared/data set; then
+# and cosmo, 1e5 1e6 1e7 3e7 points, 2D and 3D, seed 12345), on every ../shared/data set and on
+# the repository's small real sets (Testing/Data, so that a plain clone has real data too); then
 # the single-linkage cut (emst_benchmark --cut: TreeCutter at t50, t99, 10 clusters, tree built
 # first) on every data set and on uniform_1e7_3d and cosmo_1e7_3d (1e6 with --quick).
 #
@@ -29,7 +30,7 @@ set -u
 set -o pipefail
 
 usage() {
-  sed -n '10,19p' "$0" >&2
+  sed -n '11,18p' "$0" >&2
   exit 2
 }
 
@@ -197,15 +198,19 @@ for size in $sizes; do
   done
 done
 
-# ---- run: data sets (small) first, then the synthetic sets by size ----------------------------
+# ---- run: data sets (small) first, the shared then the repository's, then the synthetic sets
+# by size ----------------------------------------------------------------------------------------
 sets=()
 if [ -d "$shared/data" ]; then
   for f in "$shared"/data/*.f32; do
     [ -f "$f" ] && sets+=("$f")
   done
 else
-  note "no $shared/data: the real data sets are skipped"
+  note "no $shared/data: the shared data sets are skipped (Testing/Data's run)"
 fi
+for f in "$repo"/Testing/Data/*.f32; do
+  [ -f "$f" ] && sets+=("$f")
+done
 sets+=("${synthetic[@]}")
 
 "$bench" --header-only >"$table.head" 2>>"$log"
@@ -282,7 +287,7 @@ run_set() {
 wants_cut() { # NAME: a data set, or one of the cut's synthetic sets
   [ $cut = 1 ] || return 1
   case "$cut_synthetic" in *" $1 "*) return 0 ;; esac
-  [ -f "$shared/data/$1.f32" ]
+  [ -f "$shared/data/$1.f32" ] || [ -f "$repo/Testing/Data/$1.f32" ]
 }
 
 for file in "${sets[@]}"; do

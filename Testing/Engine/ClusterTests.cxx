@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -1201,37 +1200,6 @@ bool jsonString(const std::string& text, const std::string& key, std::string& va
   return true;
 }
 
-/// The numbers of the array after "key": [...].
-bool jsonArray(const std::string& text, const std::string& key, std::vector<double>& values)
-{
-  std::size_t at = text.find("\"" + key + "\"");
-  if (at == std::string::npos || (at = text.find('[', at)) == std::string::npos)
-  {
-    return false;
-  }
-  const std::size_t close = text.find(']', at);
-  if (close == std::string::npos)
-  {
-    return false;
-  }
-  values.clear();
-  const char* p = text.c_str() + at + 1;
-  const char* end = text.c_str() + close;
-  while (p < end)
-  {
-    char* next = nullptr;
-    const double v = std::strtod(p, &next);
-    if (next == p)
-    {
-      ++p; // separator or space
-      continue;
-    }
-    values.push_back(v);
-    p = next;
-  }
-  return true;
-}
-
 class ClusterDataSet : public DataSetTest
 {
 };
@@ -1250,10 +1218,7 @@ TEST_P(ClusterDataSet, CountsAtPercentiles)
 {
   const Backend backend = this->backend();
   const std::string& name = dataSet().name;
-  std::ifstream in(dataSet().path(".ref.json"));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string json = buffer.str();
+  const std::string json = fileText(dataSet().path(".ref.json"));
 
   emst::PointSet points;
   ASSERT_NO_THROW(points = emst::readPointFile(dataSet().path(".f32")));

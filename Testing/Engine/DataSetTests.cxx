@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 using namespace emsttest;
 
@@ -31,15 +29,12 @@ struct Reference
 
 bool readReference(const std::string& path, Reference& ref, std::string& why)
 {
-  std::ifstream in(path);
-  if (!in)
+  const std::string json = fileText(path);
+  if (json.empty())
   {
-    why = "cannot open " + path;
+    why = "cannot read " + path;
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string json = text.str();
   if (!emst::jsonNumber(json, "total_weight", ref.totalWeight) ||
     !emst::jsonNumber(json, "n", ref.n) || !emst::jsonNumber(json, "dim", ref.dim) ||
     !emst::jsonNumber(json, "extra_copies", ref.extraCopies))

@@ -75,54 +75,6 @@ protected:
 
 INSTANTIATE_TEST_SUITE_P(Backends, Engine, testing::ValuesIn(testedBackends()), backendParamName);
 
-/// One random cloud of the sweep: its shape, size, dimension and scalar type all come from `seed`.
-Cloud randomCloud(std::uint64_t seed, std::size_t largest)
-{
-  static const std::size_t sizes[] = { 0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 32, 50, 64, 100, 128,
-    200, 256, 400, 512, 700, 1000, 1500, 2000, 3000 };
-  Rng rng(seed);
-  std::vector<std::size_t> allowed;
-  for (std::size_t n : sizes)
-  {
-    if (n <= largest)
-    {
-      allowed.push_back(n);
-    }
-  }
-  const std::size_t n = allowed[rng.below(allowed.size())];
-  const int dim = rng.below(2) ? 3 : 2;
-  const ScalarType type = rng.below(2) ? F32 : F64;
-  std::vector<Point> points;
-  std::string kind;
-  switch (rng.below(4))
-  {
-    case 0:
-    {
-      static const double scales[] = { 1.0, 1000.0, 1e-3 };
-      static const double offsets[] = { 0.0, -5.0, 100.0 };
-      const double scale = scales[rng.below(3)];
-      const double offset = offsets[rng.below(3)];
-      points = uniformPoints(rng, n, dim, scale, offset);
-      kind = "uniform(scale " + std::to_string(scale) + ", offset " + std::to_string(offset) + ")";
-      break;
-    }
-    case 1:
-    case 2:
-      points = clusteredPoints(rng, n, dim);
-      kind = "clustered";
-      break;
-    default:
-    {
-      // Small integer ranges: ties and exact duplicates everywhere.
-      const int m = 2 + static_cast<int>(rng.below(std::max<std::size_t>(3, n / 20)));
-      points = integerPoints(rng, n, dim, m);
-      kind = "integers in [0," + std::to_string(m) + "]";
-      break;
-    }
-  }
-  return makeCloud("random cloud seed " + std::to_string(seed) + " " + kind, dim, type, points);
-}
-
 void Engine::sweep(std::uint64_t firstSeed, int clouds, std::size_t largest, bool cycle)
 {
   int failing = 0;
@@ -737,6 +689,143 @@ TEST_P(Engine, RangeOverflowingDoubleIsRejected)
     { Point{ -1e308, 0, 0 }, Point{ 1e308, 1, 0 }, Point{ 0, 2, 0 } });
   EXPECT_EQ(this->errorOf(cloud.view(), this->options()), "InvalidInput") << cloud.label;
   EXPECT_NE(this->lastMessage.find("range"), std::string::npos) << this->lastMessage;
+}
+
+TEST_P(Engine, SmallCpuThreadCountsOutsideTheRangeAreRejected)
+{
+  // libgomp crashes creating 100000 threads: the engine refuses absurd counts before OpenMP
+  // sees them, on every backend (an invalid option is invalid wherever it would be used).
+  Rng rng(79);
+  const Cloud cloud = makeCloud("100 uniform points", 3, F32, uniformPoints(rng, 100, 3));
+  for (int threads : { -1, -1000, emst::kMaxCpuThreads + 1, 100000 })
+  {
+    emst::Options o = this->options();
+    o.cpuThreads = threads;
+    EXPECT_EQ(this->errorOf(cloud.view(), o), "InvalidInput") << "cpuThreads " << threads;
+    EXPECT_NE(this->lastMessage.find("cpuThreads"), std::string::npos) << this->lastMessage;
+    EXPECT_NE(this->lastMessage.find(std::to_string(threads)), std::string::npos)
+      << this->lastMessage;
+  }
+  for (int threads : { 0, 1, 3 })
+  {
+    emst::Options o = this->options();
+    o.cpuThreads = threads;
+    const auto result = runEngine(cloud, o);
+    ASSERT_TRUE(result) << "cpuThreads " << threads;
+    EXPECT_EQ(result->edges.size(), 99u) << "cpuThreads " << threads;
+  }
+}
+
+// ---- lengths at the ends of the double range (Emst.h: scaled before squaring) -------------------
+
+TEST_P(Engine, SmallLineLengthsExactAtAnyScale)
+{
+  // On a line the length is |a - b| exactly (sqrt of a correctly rounded square returns the
+  // number), at any scale: unscaled squares would overflow (1e200: inf lengths, a NaN total) or
+  // underflow (1e-200: zero lengths; 1e-160: lengths 0.4 % off).
+  Rng rng(71);
+  for (double scale : { 1e200, 1e-160, 1e-200, 1e-300, 1e-315 })
+  {
+    for (int dim : { 2, 3 })
+    {
+      std::vector<Point> points{ Point{ 0, 0, 0 }, Point{ 1 * scale, 0, 0 },
+        Point{ 3 * scale, 0, 0 } };
+      for (int k = 0; k < 40; ++k)
+      {
+        points.push_back(Point{ rng.uniform() * 8 * scale, 0, 0 });
+      }
+      const Cloud cloud = makeCloud(
+        "points on a line, scale " + std::to_string(scale) + ", " + std::to_string(dim) + "D", dim,
+        F64, points);
+      const auto result = runEngine(cloud, this->options());
+      ASSERT_TRUE(result) << cloud.label;
+      EXPECT_TRUE(this->check(cloud)) << cloud.label;
+      for (const emst::Edge& e : result->edges)
+      {
+        const double expected = std::fabs(points[e.i][0] - points[e.j][0]);
+        ASSERT_EQ(e.length, expected) << cloud.label << ": edge " << e.i << "-" << e.j;
+        ASSERT_TRUE(scale < 1e-300 || e.length > 0.0 || expected == 0.0) << cloud.label;
+      }
+      EXPECT_TRUE(std::isfinite(result->totalWeight)) << cloud.label;
+      EXPECT_EQ(result->totalWeight, compensatedSum(result->edges)) << cloud.label;
+    }
+  }
+}
+
+TEST_P(Engine, SmallLengthsScaleByPowersOfTwo)
+{
+  // Multiplying every coordinate by 2^k is exact for coordinates in [1, 2) and |k| <= 1000, and
+  // so is, for the true lengths, the factor 2^k: the engine must give the same edges, each length
+  // and the total times 2^k bit for bit. 2^+-600 already squares past the double range.
+  Rng rng(73);
+  for (int dim : { 2, 3 })
+  {
+    std::vector<Point> base(200, Point{ 0, 0, 0 });
+    for (Point& p : base)
+    {
+      for (int a = 0; a < dim; ++a)
+      {
+        p[a] = 1.0 + rng.uniform();
+      }
+    }
+    const auto reference =
+      runEngine(makeCloud("uniform in [1, 2)^d", dim, F64, base), this->options());
+    ASSERT_TRUE(reference);
+    for (int k : { 600, 1000, -600, -1000 })
+    {
+      std::vector<Point> scaled = base;
+      for (Point& p : scaled)
+      {
+        for (int a = 0; a < dim; ++a)
+        {
+          p[a] = std::ldexp(p[a], k);
+        }
+      }
+      const Cloud cloud =
+        makeCloud("uniform in [1, 2)^d times 2^" + std::to_string(k), dim, F64, scaled);
+      const auto result = runEngine(cloud, this->options());
+      ASSERT_TRUE(result) << cloud.label;
+      ASSERT_EQ(result->edges.size(), reference->edges.size()) << cloud.label;
+      for (std::size_t e = 0; e < result->edges.size(); ++e)
+      {
+        const emst::Edge& got = result->edges[e];
+        const emst::Edge& want = reference->edges[e];
+        ASSERT_TRUE(got.i == want.i && got.j == want.j) << cloud.label << ": edge " << e;
+        ASSERT_EQ(got.length, std::ldexp(want.length, k)) << cloud.label << ": edge " << e;
+      }
+      EXPECT_EQ(result->totalWeight, std::ldexp(reference->totalWeight, k)) << cloud.label;
+      EXPECT_TRUE(this->check(cloud)) << cloud.label;
+    }
+  }
+}
+
+TEST_P(Engine, SmallLengthAboveDoubleMaxIsInfinite)
+{
+  // 1.5e308 per axis is a valid box, but the diagonal (2.1e308) is not a double: +inf with a
+  // message, and the total +inf, never NaN. Two finite edges whose sum overflows: +inf too.
+  const Cloud diagonal = makeCloud(
+    "two points 2.1e308 apart", 2, F64, { Point{ 0, 0, 0 }, Point{ 1.5e308, 1.5e308, 0 } });
+  auto result = runEngine(diagonal, this->options());
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->edges.size(), 1u);
+  EXPECT_TRUE(std::isinf(result->edges[0].length) && result->edges[0].length > 0);
+  EXPECT_TRUE(std::isinf(result->totalWeight) && result->totalWeight > 0) << result->totalWeight;
+  const auto mentions = [](const emst::Result& r, const char* word)
+  {
+    return std::any_of(r.messages.begin(), r.messages.end(),
+      [word](const std::string& m) { return m.find(word) != std::string::npos; });
+  };
+  EXPECT_TRUE(mentions(*result, "+inf")) << "no message about the infinite length";
+
+  const Cloud corner = makeCloud("an L of two 1.5e308 edges", 2, F64,
+    { Point{ 0, 0, 0 }, Point{ 1.5e308, 0, 0 }, Point{ 1.5e308, 1.5e308, 0 } });
+  result = runEngine(corner, this->options());
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->edges.size(), 2u);
+  EXPECT_EQ(result->edges[0].length, 1.5e308);
+  EXPECT_EQ(result->edges[1].length, 1.5e308);
+  EXPECT_TRUE(std::isinf(result->totalWeight) && result->totalWeight > 0) << result->totalWeight;
+  EXPECT_TRUE(mentions(*result, "total length exceeds")) << "no message about the total";
 }
 
 // ---- tiny inputs --------------------------------------------------------------------------------

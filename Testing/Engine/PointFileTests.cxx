@@ -8,6 +8,7 @@
 
 #include "emst/PointFile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -359,23 +360,47 @@ TEST(PointFile, WriteEdges)
   }
 }
 
-TEST(PointFile, SharedDataHeaders)
+// Every real set's .f32 as read: the count, dimension and bounding box of its NAME.ref.json (taken
+// from the same float32 values, without this reader), for Testing/Data always and for the shared
+// sets too when they are there.
+TEST(PointFile, DataSetFiles)
 {
-  const std::string file = sharedDir() + "/data/scan_bunny36k.f32";
-  if (!std::ifstream(file))
+  std::vector<DataSetFile> sets = dataSetsIn(repoDataDir());
+  ASSERT_FALSE(sets.front().name.empty()) << repoDataDir() << ": the repository's sets are missing";
+  const std::vector<DataSetFile> shared = dataSetsIn(sharedDataDir());
+  if (!shared.front().name.empty())
   {
-    GTEST_SKIP() << file << " not found (set EMST_SHARED_DIR)";
+    sets.insert(sets.end(), shared.begin(), shared.end());
   }
-  const emst::PointSet points = emst::readPointFile(file);
-  EXPECT_EQ(points.count, 35947u);
-  EXPECT_EQ(points.dimension, 3);
-  // bbox_min x of the reference file.
-  float lowest = std::numeric_limits<float>::infinity();
-  for (std::size_t k = 0; k < points.count; ++k)
+  for (const DataSetFile& set : sets)
   {
-    lowest = std::min(lowest, points.float32[3 * k]);
+    SCOPED_TRACE(set.path(".f32"));
+    const std::string json = fileText(set.path(".ref.json"));
+    double n = 0.0, dim = 0.0;
+    std::vector<double> lower, upper;
+    ASSERT_TRUE(emst::jsonNumber(json, "n", n) && emst::jsonNumber(json, "dim", dim) &&
+      jsonArray(json, "bbox_min", lower) && jsonArray(json, "bbox_max", upper));
+    emst::PointSet points;
+    ASSERT_NO_THROW(points = emst::readPointFile(set.path(".f32")));
+    ASSERT_EQ(static_cast<double>(points.count), n);
+    ASSERT_EQ(static_cast<double>(points.dimension), dim);
+    ASSERT_EQ(points.float32.size(), points.count * points.dimension);
+    EXPECT_TRUE(points.float64.empty());
+    ASSERT_EQ(lower.size(), points.dimension);
+    ASSERT_EQ(upper.size(), points.dimension);
+    for (int a = 0; a < points.dimension; ++a)
+    {
+      float low = std::numeric_limits<float>::infinity();
+      float high = -low;
+      for (std::size_t k = 0; k < points.count; ++k)
+      {
+        low = std::min(low, points.float32[k * points.dimension + a]);
+        high = std::max(high, points.float32[k * points.dimension + a]);
+      }
+      EXPECT_EQ(static_cast<double>(low), lower[a]) << "axis " << a;
+      EXPECT_EQ(static_cast<double>(high), upper[a]) << "axis " << a;
+    }
   }
-  EXPECT_EQ(static_cast<double>(lowest), -0.0946900025010109);
 }
 
 TEST(PointFile, JsonNumber)

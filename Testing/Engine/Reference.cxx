@@ -82,15 +82,28 @@ struct UnionFind
 
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j)
 {
-  const double dx = cloud.at(i, 0) - cloud.at(j, 0);
-  const double dy = cloud.at(i, 1) - cloud.at(j, 1);
-  double sum = dx * dx + dy * dy;
-  if (cloud.dimension == 3)
+  // Emst.h's Edge::length, written with the C library (ilogb, ldexp) where the engine builds its
+  // powers of two from bits: each coordinate difference scaled by 2^-e, e = ilogb of the largest,
+  // squared and summed in axis order, the root scaled back.
+  double d[3] = { 0.0, 0.0, 0.0 };
+  double largest = 0.0;
+  for (int a = 0; a < cloud.dimension; ++a)
   {
-    const double dz = cloud.at(i, 2) - cloud.at(j, 2);
-    sum = sum + dz * dz;
+    d[a] = cloud.at(i, a) - cloud.at(j, a);
+    largest = std::max(largest, std::fabs(d[a]));
   }
-  return std::sqrt(sum);
+  if (largest == 0.0)
+  {
+    return 0.0;
+  }
+  const int e = std::ilogb(largest);
+  double sum = 0.0;
+  for (int a = 0; a < cloud.dimension; ++a)
+  {
+    const double u = std::ldexp(d[a], -e);
+    sum = a == 0 ? u * u : sum + u * u;
+  }
+  return std::ldexp(std::sqrt(sum), e);
 }
 
 double ShiftedCloud::key(std::size_t i, std::size_t j) const
@@ -174,6 +187,10 @@ double compensatedSum(const std::vector<emst::Edge>& edges)
   double compensation = 0.0;
   for (const emst::Edge& e : edges)
   {
+    if (!std::isfinite(sum + e.length))
+    {
+      return std::numeric_limits<double>::infinity(); // Emst.h: +inf, never NaN
+    }
     const double t = sum + e.length;
     if (std::fabs(sum) >= std::fabs(e.length))
     {
@@ -205,14 +222,24 @@ ReferenceTree primDouble(const Cloud& cloud)
     return tree;
   }
   const std::size_t m = finite.size();
-  // Contiguous copies of the finite points' coordinates (unused axis 0): same arithmetic as
-  // inputDistance, without the per-access type switch.
+  // Contiguous copies of the finite points' coordinates (unused axis 0), scaled by a power of two
+  // that brings the largest magnitude to [1, 2): exact, and no squared distance overflows or
+  // underflows whatever the input's range (1e200, 1e-200).
+  double largest = 0.0;
+  for (std::size_t v = 0; v < m; ++v)
+  {
+    for (int a = 0; a < cloud.dimension; ++a)
+    {
+      largest = std::max(largest, std::fabs(cloud.at(finite[v], a)));
+    }
+  }
+  const int shift = largest > 0.0 ? -std::ilogb(largest) : 0;
   std::vector<double> xyz(3 * m, 0.0);
   for (std::size_t v = 0; v < m; ++v)
   {
     for (int a = 0; a < cloud.dimension; ++a)
     {
-      xyz[3 * v + a] = cloud.at(finite[v], a);
+      xyz[3 * v + a] = std::ldexp(cloud.at(finite[v], a), shift);
     }
   }
   const bool threeD = cloud.dimension == 3;
@@ -267,10 +294,16 @@ ReferenceTree primDouble(const Cloud& cloud)
   return tree;
 }
 
-ReferenceTree contractMst(const Cloud& cloud)
+namespace
+{
+
+/// Prim over the finite points under the strict total order (key(i, j), min index, max index):
+/// with all edges distinct under it, the MST is unique and every correct algorithm finds this
+/// one. Its edges are listed by (length, i, j), length(i, j) their length.
+template <class Key, class Length>
+ReferenceTree primUnderOrder(const Cloud& cloud, const ShiftedCloud& s, Key key, Length length)
 {
   ReferenceTree tree;
-  const ShiftedCloud s = shiftCloud(cloud);
   tree.validPoints = s.validPoints;
   std::vector<std::uint32_t> finite;
   for (std::size_t k = 0; k < cloud.count; ++k)
@@ -284,18 +317,16 @@ ReferenceTree contractMst(const Cloud& cloud)
   {
     return tree;
   }
-  // Prim under the strict total order (key, min index, max index): with all edges distinct under
-  // it, the MST is unique and every correct algorithm finds this one.
   const std::size_t m = finite.size();
-  struct Key
+  struct Order
   {
-    double d2;
+    double key;
     std::uint32_t lo, hi;
-    bool operator<(const Key& o) const
+    bool operator<(const Order& o) const
     {
-      if (d2 != o.d2)
+      if (key != o.key)
       {
-        return d2 < o.d2;
+        return key < o.key;
       }
       if (lo != o.lo)
       {
@@ -304,9 +335,7 @@ ReferenceTree contractMst(const Cloud& cloud)
       return hi < o.hi;
     }
   };
-  const Key none{ std::numeric_limits<double>::infinity(),
-    std::numeric_limits<std::uint32_t>::max(), std::numeric_limits<std::uint32_t>::max() };
-  std::vector<Key> best(m, none);
+  std::vector<Order> best(m);
   std::vector<char> inTree(m, 0);
   std::vector<char> haveBest(m, 0);
   std::size_t current = 0;
@@ -322,7 +351,7 @@ ReferenceTree contractMst(const Cloud& cloud)
         continue;
       }
       const std::uint32_t w = finite[v];
-      const Key candidate{ s.key(c, w), std::min(c, w), std::max(c, w) };
+      const Order candidate{ key(c, w), std::min(c, w), std::max(c, w) };
       if (!haveBest[v] || candidate < best[v])
       {
         best[v] = candidate;
@@ -337,13 +366,84 @@ ReferenceTree contractMst(const Cloud& cloud)
     emst::Edge e;
     e.i = best[next].lo;
     e.j = best[next].hi;
-    e.length = inputDistance(cloud, e.i, e.j);
+    e.length = length(e.i, e.j);
     tree.edges.push_back(e);
     current = next;
   }
   std::sort(tree.edges.begin(), tree.edges.end(), lessByLength);
   tree.totalWeight = compensatedSum(tree.edges);
   return tree;
+}
+
+} // namespace
+
+ReferenceTree contractMst(const Cloud& cloud)
+{
+  const ShiftedCloud s = shiftCloud(cloud);
+  return primUnderOrder(
+    cloud, s, [&s](std::size_t i, std::size_t j) { return s.key(i, j); },
+    [&cloud](std::size_t i, std::size_t j) { return inputDistance(cloud, i, j); });
+}
+
+ReachabilityReference mutualReachabilityReference(const Cloud& cloud, std::size_t k)
+{
+  ReachabilityReference ref;
+  const ShiftedCloud s = shiftCloud(cloud);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ref.coreKey.assign(cloud.count, nan);
+  ref.coreDistance.assign(cloud.count, nan);
+  std::vector<double> keys;
+  for (std::size_t p = 0; p < cloud.count; ++p)
+  {
+    if (!s.finite[p] || k > s.validPoints)
+    {
+      continue;
+    }
+    // The k-th smallest of the keys to every finite point, p's own 0 and its copies' included.
+    keys.clear();
+    for (std::size_t q = 0; q < cloud.count; ++q)
+    {
+      if (s.finite[q])
+      {
+        keys.push_back(q == p ? 0.0 : s.key(p, q));
+      }
+    }
+    std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end());
+    ref.coreKey[p] = keys[k - 1];
+    ref.coreDistance[p] = std::sqrt(ref.coreKey[p]) / s.scale;
+  }
+  auto key = [&](std::size_t i, std::size_t j)
+  { return std::max(std::max(ref.coreKey[i], ref.coreKey[j]), s.key(i, j)); };
+  ref.tree = primUnderOrder(
+    cloud, s, key, [&](std::size_t i, std::size_t j) { return std::sqrt(key(i, j)) / s.scale; });
+  return ref;
+}
+
+std::vector<double> coreDistancesInDouble(const Cloud& cloud, std::size_t k)
+{
+  std::vector<double> cores(cloud.count, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> distances;
+  for (std::size_t p = 0; p < cloud.count; ++p)
+  {
+    if (!cloud.finite(p))
+    {
+      continue;
+    }
+    distances.clear();
+    for (std::size_t q = 0; q < cloud.count; ++q)
+    {
+      if (cloud.finite(q))
+      {
+        distances.push_back(inputDistance(cloud, p, q));
+      }
+    }
+    if (k <= distances.size())
+    {
+      std::nth_element(distances.begin(), distances.begin() + (k - 1), distances.end());
+      cores[p] = distances[k - 1];
+    }
+  }
+  return cores;
 }
 
 testing::AssertionResult sameEdgeLists(

@@ -12,7 +12,13 @@
 //     s = 2^min(62 - ilogb(E), 960) with E = the largest extent max(hi - lo) over the finite
 //     points (s = 1 if E = 0). Under a strict total order the MST is unique, so a Prim with the
 //     same order yields it; its edges are then listed by (length, i, j), length = the double
-//     distance of the input coordinates. The engine's list must match it bit for bit.
+//     distance of the input coordinates (inputDistance, scaled before squaring). The engine's list
+//     must match it bit for bit.
+// (c) mutualReachabilityReference: HDBSCAN*'s tree as Hdbscan.h promises it, by the same Prim
+//     under the order (max(coreKey(i), coreKey(j), key(i, j)), min, max), coreKey(p) the k-th
+//     smallest key from p to every finite point (p's own 0 and its copies' included), lengths
+//     sqrt(key) / s. coreDistancesInDouble: the k-th smallest input distance, for the cores'
+//     values independently of the keys.
 #pragma once
 
 #include "TestClouds.h"
@@ -31,7 +37,8 @@ struct ReferenceTree
   std::size_t validPoints = 0;
 };
 
-/// sqrt((dx*dx + dy*dy) + dz*dz) in double from the input coordinates (the engine's Edge::length).
+/// The length of Emst.h's Edge: 2^e sqrt((ux*ux + uy*uy) + uz*uz), u = d 2^-e, d the double
+/// coordinate differences, e = ilogb(max |d|), every operation rounded to double.
 double inputDistance(const Cloud& cloud, std::size_t i, std::size_t j);
 
 /// The engine's comparison key of two points, and the frame it is computed in (per-axis minimum
@@ -53,6 +60,18 @@ double compensatedSum(const std::vector<emst::Edge>& edges);
 
 ReferenceTree primDouble(const Cloud& cloud);
 ReferenceTree contractMst(const Cloud& cloud);
+
+struct ReachabilityReference
+{
+  std::vector<double> coreKey;      ///< [count] squared, in ShiftedCloud's scale; NaN: not finite
+  std::vector<double> coreDistance; ///< [count] sqrt(coreKey) / scale
+  ReferenceTree tree;
+};
+/// (c); the cores are NaN for every point when k exceeds the finite points.
+ReachabilityReference mutualReachabilityReference(const Cloud& cloud, std::size_t k);
+/// The k-th smallest double distance (inputDistance) from each finite point to every finite
+/// point, itself included; NaN for non-finite points.
+std::vector<double> coreDistancesInDouble(const Cloud& cloud, std::size_t k);
 
 /// Exact equality of two edge lists (i, j and the bits of length), with the first difference
 /// described (and the contract keys of the edges involved when a cloud is given).

@@ -164,4 +164,53 @@ std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rn
   return repeated;
 }
 
+/// One random cloud of the sweep: its shape, size, dimension and scalar type all come from `seed`.
+Cloud randomCloud(std::uint64_t seed, std::size_t largest)
+{
+  static const std::size_t sizes[] = { 0, 1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 32, 50, 64, 100, 128,
+    200, 256, 400, 512, 700, 1000, 1500, 2000, 3000 };
+  Rng rng(seed);
+  std::vector<std::size_t> allowed;
+  for (std::size_t n : sizes)
+  {
+    if (n <= largest)
+    {
+      allowed.push_back(n);
+    }
+  }
+  const std::size_t n = allowed[rng.below(allowed.size())];
+  const int dim = rng.below(2) ? 3 : 2;
+  const emst::ScalarType type =
+    rng.below(2) ? emst::ScalarType::Float32 : emst::ScalarType::Float64;
+  std::vector<Point> points;
+  std::string kind;
+  switch (rng.below(4))
+  {
+    case 0:
+    {
+      static const double scales[] = { 1.0, 1000.0, 1e-3 };
+      static const double offsets[] = { 0.0, -5.0, 100.0 };
+      const double scale = scales[rng.below(3)];
+      const double offset = offsets[rng.below(3)];
+      points = uniformPoints(rng, n, dim, scale, offset);
+      kind = "uniform(scale " + std::to_string(scale) + ", offset " + std::to_string(offset) + ")";
+      break;
+    }
+    case 1:
+    case 2:
+      points = clusteredPoints(rng, n, dim);
+      kind = "clustered";
+      break;
+    default:
+    {
+      // Small integer ranges: ties and exact duplicates everywhere.
+      const int m = 2 + static_cast<int>(rng.below(std::max<std::size_t>(3, n / 20)));
+      points = integerPoints(rng, n, dim, m);
+      kind = "integers in [0," + std::to_string(m) + "]";
+      break;
+    }
+  }
+  return makeCloud("random cloud seed " + std::to_string(seed) + " " + kind, dim, type, points);
+}
+
 } // namespace emsttest

@@ -136,6 +136,11 @@ std::vector<Point> latticePoints(int nx, int ny, int nz, double spacing = 1.0, d
 /// Nearest neighbours are at sqrt(2); they form many equilateral triangles.
 std::vector<Point> fccPoints(int cells);
 
+/// One random cloud of the engine's sweeps: its shape (uniform at several scales and offsets,
+/// clustered, or small integers: ties and duplicates), size (0 to `largest`, from a fixed list),
+/// dimension and scalar type all come from `seed`.
+Cloud randomCloud(std::uint64_t seed, std::size_t largest);
+
 /// `copies` copies of each point, in a shuffled order when rng is given.
 std::vector<Point> repeatPoints(const std::vector<Point>& points, int copies, Rng* rng);
 

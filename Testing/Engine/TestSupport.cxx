@@ -11,7 +11,9 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 
 #ifndef EMST_SHARED_DIR_DEFAULT
 #define EMST_SHARED_DIR_DEFAULT ""
@@ -278,6 +280,44 @@ std::vector<DataSetFile> dataSetsIn(const std::string& folder)
     sets.push_back({ folder, "" });
   }
   return sets;
+}
+
+std::string fileText(const std::string& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool jsonArray(const std::string& text, const std::string& key, std::vector<double>& values)
+{
+  std::size_t at = text.find("\"" + key + "\"");
+  if (at == std::string::npos || (at = text.find('[', at)) == std::string::npos)
+  {
+    return false;
+  }
+  const std::size_t close = text.find(']', at);
+  if (close == std::string::npos)
+  {
+    return false;
+  }
+  values.clear();
+  const char* p = text.c_str() + at + 1;
+  const char* end = text.c_str() + close;
+  while (p < end)
+  {
+    char* next = nullptr;
+    const double v = std::strtod(p, &next);
+    if (next == p)
+    {
+      ++p; // separator or space
+      continue;
+    }
+    values.push_back(v);
+    p = next;
+  }
+  return true;
 }
 
 void DataSetTest::SetUp()

@@ -113,6 +113,13 @@ void PrintTo(const DataSetFile& set, std::ostream* os);
 /// placeholder with an empty name when there are none, so that the tests say why they did not run.
 std::vector<DataSetFile> dataSetsIn(const std::string& folder);
 
+/// The whole text of a file (a reference NAME.ref.json); empty when it cannot be read.
+std::string fileText(const std::string& path);
+
+/// The numbers of the array after the first member named `key` of a JSON text (bbox_min,
+/// largest_cluster_sizes); false when there is none. Scalars: emst::jsonNumber.
+bool jsonArray(const std::string& text, const std::string& key, std::vector<double>& values);
+
 /// The fixture of the tests that run once per backend and data set: skips the CUDA instances where
 /// no device is usable (see skipUnlessRunnable), skips a set of the shared folder that is missing,
 /// and fails one of the repository's folder that is missing.

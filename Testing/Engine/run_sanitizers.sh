@@ -60,13 +60,17 @@ failures=0
 # duplicates, non-finite points, strides, cancel, progress, invalid input; the cut and the
 # hierarchy), larger clouds for the deeper paths (many rounds, dense cells, ties on an FCC
 # lattice, degenerate extents, double input, a real 2D set with duplicates and a real 3D set, its
-# cut), the API, the references' own tests and every point-file test (the fuzz test included).
+# cut: Testing/Data's, and the shared bunny when it is there), the API, the references' own tests
+# and every point-file test (the fuzz test included).
 subset="*.Small*:Api.*:ClusterCutApi.*:Reference.*:PointFile.*"
 subset="$subset:*/Engine.FaceCentredCubic/Cpu:*/Engine.DegenerateCoplanar/Cpu"
 subset="$subset:*/Engine.NonFiniteCoordinates/Cpu:*/Engine.ManyCopiesOfOnePoint/Cpu"
 subset="$subset:*/Engine.LargeOffsetFloat64/Cpu:ClusterHierarchy.RandomCloudsMatchKruskal"
-subset="$subset:*DataSet.MatchesReference/Cpu_*geo_cities*:*DataSet.MatchesReference/Cpu_*bunny*"
-subset="$subset:*ClusterDataSet.CountsAtPercentiles/Cpu_*bunny*"
+subset="$subset:Repo/DataSet.MatchesReference/Cpu_geo_cities1000_europe16k"
+subset="$subset:Repo/DataSet.MatchesReference/Cpu_lidar_autzen_tile15k"
+subset="$subset:Repo/ClusterDataSet.CountsAtPercentiles/Cpu_lidar_autzen_tile15k"
+subset="$subset:Shared/DataSet.MatchesReference/Cpu_scan_bunny36k"
+subset="$subset:Shared/ClusterDataSet.CountsAtPercentiles/Cpu_scan_bunny36k"
 filter=${EMST_SANITIZER_FILTER:-"$subset-*/Cuda*:*Cuda"}
 tests="$build_dir/Testing/Engine/emst_engine_tests"
 log="$build_dir/sanitizer-tests.log"
@@ -85,9 +89,11 @@ elif [ "${ran:-0}" -lt 40 ] && [ -z "${EMST_SANITIZER_FILTER:-}" ]; then
 fi
 end "tests (${ran:-0} tests)"
 
-# expect STATUS REGEX COMMAND...: COMMAND exits with STATUS and its output matches REGEX.
+# expect STATUS REGEX COMMAND...: COMMAND exits with STATUS and its output (kept in $output)
+# matches REGEX.
+output=
 expect() {
-  local want=$1 regex=$2 output status
+  local want=$1 regex=$2 status
   shift 2
   output=$("$@" 2>&1)
   status=$?
@@ -95,9 +101,9 @@ expect() {
     echo "FAIL: $* exited with $status (expected $want; 99: a sanitizer report) or its output does not match '$regex':"
     echo "$output" | head -100
     failures=$((failures + 1))
-  else
-    echo "ok: $*"
+    return 1
   fi
+  echo "ok: $*"
 }
 
 begin "emst under the sanitizers"
@@ -110,14 +116,36 @@ expect 0 "total_weight=2.8284271247461903" \
   "$emst" --backend cpu --progress --edges "$scratch/square_edges.txt" "$square"
 expect 1 "line 2: bad point" "$emst" --backend cpu "$scratch/junk.xyz"
 expect 2 "usage error: --threads" "$emst" --backend cpu --threads 100000 "$square"
+
+# expect_set FILE.f32: emst on a real set gives the point count, dimension and edge count of the
+# NAME.ref.json beside it, and its total weight to 1e-12 (relative).
+expect_set() {
+  local ref=${1%.f32}.ref.json n dim weight got
+  n=$(sed -n 's/^ *"n": *\([0-9]*\),$/\1/p' "$ref" | head -1)
+  dim=$(sed -n 's/^ *"dim": *\([0-9]*\),$/\1/p' "$ref" | head -1)
+  weight=$(sed -n 's/^ *"total_weight": *\([-+0-9.eE]*\),$/\1/p' "$ref" | head -1)
+  if [ -z "$n" ] || [ -z "$dim" ] || [ -z "$weight" ]; then
+    echo "FAIL: $ref lacks n, dim or emst.total_weight"
+    failures=$((failures + 1))
+    return
+  fi
+  expect 0 "points=$n dim=$dim edges=$((n - 1)) total_weight=" "$emst" --backend cpu --threads 2 "$1" ||
+    return
+  got=$(sed -n 's/.* total_weight=\([-+0-9.eE]*\) .*/\1/p' <<<"$output" | head -1)
+  if ! awk -v got="$got" -v want="$weight" \
+    'BEGIN { d = got - want; w = want; if (d < 0) d = -d; if (w < 0) w = -w; exit !(d <= 1e-12 * w) }'; then
+    echo "FAIL: $1: total_weight=$got, $ref says $weight"
+    failures=$((failures + 1))
+  fi
+}
+expect_set "$source_dir/Testing/Data/lidar_autzen_tile15k.f32"
 shared=$(sed -n 's/^EMST_SHARED_DIR:STRING=//p' "$build_dir/CMakeCache.txt")
 bunny="$source_dir/$shared/data/scan_bunny36k.f32"
 case "$shared" in /*) bunny="$shared/data/scan_bunny36k.f32" ;; esac
 if [ -f "$bunny" ]; then
-  expect 0 "points=35947 dim=3 edges=35946 total_weight=37.45521097878787" \
-    "$emst" --backend cpu --threads 2 "$bunny"
+  expect_set "$bunny"
 else
-  echo "(no $bunny: emst runs on the small file only)"
+  echo "(no $bunny: emst runs on Testing/Data only)"
 fi
 end emst
 

@@ -12,6 +12,8 @@
 #include "vtkEMSTEuclideanMinimumSpanningTree.h"
 #include "vtkEMSTSingleLinkageHierarchy.h"
 
+#include "FilterTesting.h"
+
 #include "vtkCallbackCommand.h"
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
@@ -41,45 +43,7 @@
 namespace
 {
 
-int Failures = 0;
-
-#define EXPECT(condition, ...)                                                                     \
-  do                                                                                               \
-  {                                                                                                \
-    if (!(condition))                                                                              \
-    {                                                                                              \
-      std::printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #condition);                             \
-      std::printf(__VA_ARGS__);                                                                    \
-      std::printf("\n");                                                                           \
-      ++Failures;                                                                                  \
-    }                                                                                              \
-  } while (false)
-
-std::string FieldString(vtkPolyData* output, const char* name, vtkIdType index = 0)
-{
-  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray(name));
-  return array && array->GetNumberOfValues() > index ? array->GetValue(index) : std::string();
-}
-
-double FieldDouble(vtkPolyData* output, const char* name)
-{
-  vtkDataArray* array = output->GetFieldData()->GetArray(name);
-  return array && array->GetNumberOfTuples() > 0 ? array->GetTuple1(0) : std::nan("");
-}
-
-/// Whether a message of the string field array `name` contains `part`.
-bool HasMessage(vtkPolyData* output, const std::string& part, const char* name = "EMSTMessages")
-{
-  auto* array = vtkStringArray::SafeDownCast(output->GetFieldData()->GetAbstractArray(name));
-  for (vtkIdType k = 0; array && k < array->GetNumberOfValues(); ++k)
-  {
-    if (array->GetValue(k).find(part) != std::string::npos)
-    {
-      return true;
-    }
-  }
-  return false;
-}
+using namespace filtertesting;
 
 /// Total length of the exact EMST by Prim's algorithm on the complete graph, double precision.
 double PrimTotal(vtkPoints* points)
@@ -149,8 +113,7 @@ double CheckTree(vtkPolyData* output, const char* label)
     double p[3], q[3];
     output->GetPoint(ids->GetId(0), p);
     output->GetPoint(ids->GetId(1), q);
-    const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+    const double d = std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]); // at any scale
     EXPECT(std::abs(d - length->GetValue(e)) <= 1e-12 * d,
       "%s: edge %lld length %.17g, distance %.17g", label, static_cast<long long>(e),
       length->GetValue(e), d);
@@ -305,15 +268,38 @@ void TestProgressAndCancel()
       "cancel at %d: output has %lld points", at,
       static_cast<long long>(output->GetNumberOfPoints()));
     EXPECT(log.Errors == 0, "cancel at %d: %d error events", at, log.Errors);
+    // The earlier run's cancel is forgotten: this run goes on until its own cancel.
+    EXPECT(static_cast<int>(log.Values.size()) > at,
+      "cancel at %d: the run stopped after %zu progress events (an earlier cancel still set)", at,
+      log.Values.size());
     std::printf(
       "cancel after progress event %d: empty output after %zu events\n", at, log.Values.size());
   }
-  // And the filter works again afterwards.
+  // And the next update runs in full, without clearing AbortExecute by hand (ParaView's Abort
+  // button leaves it set too).
   log = ProgressLog();
-  filter->SetAbortExecute(0);
   filter->Modified();
   filter->Update();
   CheckTree(filter->GetOutput(), "after cancel");
+
+  // The same for MST Clusters: cancelled at its first progress event, then complete.
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputConnection(filter->GetOutputPort());
+  clusters->SetThreshold(0.1);
+  vtkNew<vtkCallbackCommand> cancel;
+  cancel->SetCallback([](vtkObject* caller, unsigned long, void*, void*)
+    { static_cast<vtkAlgorithm*>(caller)->SetAbortExecute(1); });
+  const unsigned long observer = clusters->AddObserver(vtkCommand::ProgressEvent, cancel);
+  clusters->Update();
+  EXPECT(clusters->GetOutput()->GetNumberOfPoints() == 0, "cancelled cut: output not empty");
+  clusters->RemoveObserver(observer);
+  clusters->Modified();
+  clusters->Update();
+  EXPECT(clusters->GetOutput()->GetNumberOfPoints() == filter->GetOutput()->GetNumberOfPoints() &&
+      clusters->GetOutput()->GetPointData()->GetArray("ClusterId") != nullptr,
+    "the cut after a cancelled one: %lld points",
+    static_cast<long long>(clusters->GetOutput()->GetNumberOfPoints()));
+  std::printf("after a cancel, the next update of the tree and of the cut runs in full\n");
 }
 
 void TestErrorEvent()
@@ -734,6 +720,160 @@ void TestClustersBackend()
 
 /// Data sets with no vtkPoints object at all (what an empty reader or filter result can be):
 /// every filter gives a valid empty output, never a crash.
+/// The 8 corners of a cube of side `side`, in double.
+vtkSmartPointer<vtkPolyData> Cube(double side)
+{
+  vtkNew<vtkPoints> points;
+  points->SetDataTypeToDouble();
+  for (int k = 0; k < 8; ++k)
+  {
+    points->InsertNextPoint((k & 1) * side, ((k >> 1) & 1) * side, ((k >> 2) & 1) * side);
+  }
+  auto cloud = vtkSmartPointer<vtkPolyData>::New();
+  cloud->SetPoints(points);
+  return cloud;
+}
+
+void TestExtremeLengths()
+{
+  // Double coordinates 0, 1e200, 3e200: squares of the differences overflow, yet the lengths are
+  // 1e200 and 2e200 exactly and the total finite (it was inf and NaN).
+  vtkNew<vtkPoints> line;
+  line->SetDataTypeToDouble();
+  for (double x : { 0.0, 1e200, 3e200 })
+  {
+    line->InsertNextPoint(x, 0.0, 0.0);
+  }
+  vtkNew<vtkPolyData> onLine;
+  onLine->SetPoints(line);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetBackendToCPU();
+  tree->SetInputData(onLine);
+  tree->Update();
+  auto* length =
+    vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
+  EXPECT(length != nullptr && length->GetNumberOfValues() == 2 && length->GetValue(0) == 1e200 &&
+      length->GetValue(1) == 3e200 - 1e200,
+    "line at 1e200: EdgeLength %.17g, %.17g", length ? length->GetValue(0) : 0.0,
+    length && length->GetNumberOfValues() > 1 ? length->GetValue(1) : 0.0);
+  EXPECT(FieldDouble(tree->GetOutput(), "TotalLength") == 1e200 + (3e200 - 1e200),
+    "line at 1e200: TotalLength %.17g", FieldDouble(tree->GetOutput(), "TotalLength"));
+
+  // Cubes of side 1e200 and 1e-200: the tree's 7 edges have the side's length; MST Clusters with
+  // the lengths computed from the points (no EdgeLength array) gives them the same lengths, and the
+  // Linking Length mode's spacing (V/n)^(1/3) = side/2 neither overflows nor underflows.
+  for (double side : { 1e200, 1e-200 })
+  {
+    tree->SetInputData(Cube(side));
+    tree->Update();
+    vtkNew<vtkPolyData> bare; // the tree's lines without their EdgeLength array
+    bare->SetPoints(tree->GetOutput()->GetPoints());
+    bare->SetLines(tree->GetOutput()->GetLines());
+    EXPECT(CheckTree(tree->GetOutput(), "cube") > 0.0, "cube of side %g: no tree", side);
+    vtkNew<vtkEMSTClusters> clusters;
+    clusters->SetInputData(bare);
+    clusters->SetBackendToCPU();
+    clusters->SetCutMode(vtkEMSTClusters::LINKING_LENGTH);
+    for (double b : { 1.5, 3.0 }) // threshold 0.75 side (no edge kept), 1.5 side (all kept)
+    {
+      clusters->SetLinkingLength(b);
+      clusters->Update();
+      vtkPolyData* out = clusters->GetOutput();
+      const double threshold = FieldDouble(out, "ClusterThreshold");
+      EXPECT(std::abs(threshold - 0.5 * b * side) <= 1e-14 * 0.5 * b * side,
+        "cube of side %g, b %g: ClusterThreshold %.17g, expected %.17g", side, b, threshold,
+        0.5 * b * side);
+      EXPECT(FieldDouble(out, "NumberOfClusters") == (b < 2.0 ? 8 : 1),
+        "cube of side %g, b %g: %g clusters", side, b, FieldDouble(out, "NumberOfClusters"));
+      auto* kept = vtkDoubleArray::SafeDownCast(out->GetCellData()->GetArray("EdgeLength"));
+      for (vtkIdType e = 0; kept != nullptr && e < kept->GetNumberOfValues(); ++e)
+      {
+        EXPECT(kept->GetValue(e) == side, "cube of side %g: computed length %.17g", side,
+          kept->GetValue(e));
+      }
+    }
+  }
+  std::printf("extreme lengths: a line at 1e200, cubes of side 1e200 and 1e-200\n");
+}
+
+/// Every out-of-range cluster property is used clamped or replaced, and ClusterMessages says so.
+void TestClusterMessages()
+{
+  auto cloud = RandomCloud(300, VTK_FLOAT, 11);
+  vtkNew<vtkEMSTEuclideanMinimumSpanningTree> tree;
+  tree->SetInputData(cloud);
+  tree->SetBackendToCPU();
+  tree->Update();
+  auto* lengths =
+    vtkDoubleArray::SafeDownCast(tree->GetOutput()->GetCellData()->GetArray("EdgeLength"));
+  const double middle = 0.5 *
+    (*std::min_element(lengths->GetPointer(0), lengths->GetPointer(0) + 299) +
+      *std::max_element(lengths->GetPointer(0), lengths->GetPointer(0) + 299));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case
+  {
+    const char* Label;
+    int Mode;
+    double Threshold, LinkingLength;
+    vtkIdType Clusters, MinimumSize;
+    const char* Note;         ///< a part of the expected ClusterMessages line; null: none expected
+    double ExpectedThreshold; ///< NaN: not checked
+    double ExpectedClusters;  ///< -1: not checked
+  };
+  const Case cases[] = {
+    { "Threshold -5", vtkEMSTClusters::THRESHOLD, -5, 0.2, 10, 1, "is negative: not set", middle,
+      -1 },
+    { "Threshold NaN", vtkEMSTClusters::THRESHOLD, nan, 0.2, 10, 1, "Threshold is NaN", middle,
+      -1 },
+    { "Threshold 0", vtkEMSTClusters::THRESHOLD, 0, 0.2, 10, 1, nullptr, 0.0, 300 },
+    { "LinkingLength -1", vtkEMSTClusters::LINKING_LENGTH, 0, -1, 10, 1, "b = 0 is used", 0.0,
+      300 },
+    { "LinkingLength NaN", vtkEMSTClusters::LINKING_LENGTH, 0, nan, 10, 1, "b = 0.2 is used", nan,
+      -1 },
+    { "NumberOfClusters 0", vtkEMSTClusters::NUMBER_OF_CLUSTERS, 0, 0.2, 0, 1, "below 1: 1 is used",
+      nan, 1 },
+    { "NumberOfClusters 305", vtkEMSTClusters::NUMBER_OF_CLUSTERS, 0, 0.2, 305, 1,
+      "exceeds the 300 points", nan, 300 },
+    { "MinimumClusterSize 0", vtkEMSTClusters::THRESHOLD, 0, 0.2, 10, 0, "below 1: 1 is used", 0.0,
+      300 },
+    { "MinimumClusterSize 301", vtkEMSTClusters::THRESHOLD, middle, 0.2, 10, 301,
+      "every point is noise", middle, 0 },
+    { "all in range", vtkEMSTClusters::NUMBER_OF_CLUSTERS, 0, 0.2, 7, 2, nullptr, nan, -1 },
+  };
+  vtkNew<vtkEMSTClusters> clusters;
+  clusters->SetInputConnection(tree->GetOutputPort());
+  for (const Case& c : cases)
+  {
+    clusters->SetCutMode(c.Mode);
+    clusters->SetThreshold(c.Threshold);
+    clusters->SetLinkingLength(c.LinkingLength);
+    clusters->SetNumberOfClusters(c.Clusters);
+    clusters->SetMinimumClusterSize(c.MinimumSize);
+    clusters->Update();
+    vtkPolyData* out = clusters->GetOutput();
+    auto* notes =
+      vtkStringArray::SafeDownCast(out->GetFieldData()->GetAbstractArray("ClusterMessages"));
+    std::string all;
+    for (vtkIdType k = 0; notes != nullptr && k < notes->GetNumberOfValues(); ++k)
+    {
+      all += notes->GetValue(k) + " | ";
+    }
+    const bool clampNote = all.find(" is used") != std::string::npos ||
+      all.find("not set") != std::string::npos || all.find("exceeds") != std::string::npos ||
+      all.find("is NaN") != std::string::npos;
+    EXPECT(c.Note != nullptr ? all.find(c.Note) != std::string::npos : !clampNote,
+      "%s: ClusterMessages '%s'", c.Label, all.c_str());
+    EXPECT(std::isnan(c.ExpectedThreshold) ||
+        FieldDouble(out, "ClusterThreshold") == c.ExpectedThreshold,
+      "%s: ClusterThreshold %.17g, expected %.17g", c.Label, FieldDouble(out, "ClusterThreshold"),
+      c.ExpectedThreshold);
+    EXPECT(c.ExpectedClusters < 0 || FieldDouble(out, "NumberOfClusters") == c.ExpectedClusters,
+      "%s: %g clusters, expected %g", c.Label, FieldDouble(out, "NumberOfClusters"),
+      c.ExpectedClusters);
+    std::printf("%s: %s\n", c.Label, all.empty() ? "(no note)" : all.c_str());
+  }
+}
+
 void TestNoPointsObject()
 {
   vtkNew<vtkPolyData> nothing;
@@ -770,6 +910,9 @@ int main()
   TestClusters();
   TestClustersBackend();
   TestNoPointsObject();
-  std::printf("%s: %d failure(s)\n", Failures == 0 ? "PASSED" : "FAILED", Failures);
-  return Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  TestExtremeLengths();
+  TestClusterMessages();
+  std::printf("%s: %d failure(s)\n", filtertesting::Failures == 0 ? "PASSED" : "FAILED",
+    filtertesting::Failures);
+  return filtertesting::Failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

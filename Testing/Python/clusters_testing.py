@@ -121,6 +121,19 @@ def ranked(labels, minimum=1):
     return rank[labels], sizes[labels], sizes[order], first[order]
 
 
+def ranked_in_tree(in_tree, labels, minimum=1):
+    """ranked() over the points in the tree (in_tree: bool per point) with their group labels
+    (labels of the other points are ignored); points left out of the tree: ClusterId -1,
+    ClusterSize 0, as MSTClusters documents."""
+    in_tree = np.asarray(in_tree, bool)
+    ids = np.full(len(in_tree), -1, np.int64)
+    sizes = np.zeros(len(in_tree), np.int64)
+    leaf_ids, leaf_sizes, by_id, first = ranked(np.asarray(labels)[in_tree], minimum)
+    ids[in_tree] = leaf_ids
+    sizes[in_tree] = leaf_sizes
+    return ids, sizes, by_id, np.flatnonzero(in_tree)[first] if len(first) else first
+
+
 def same_partition(a, b):
     """True when the labellings a and b (any label values) define the same partition."""
     a = np.asarray(a)
@@ -167,6 +180,19 @@ def point_array(data, name, vtk_type=None):
             name, array.GetDataType(), array.GetClassName(), vtk_type)
     assert array.GetNumberOfComponents() == 1, "point array %s has %d components" % (name, array.GetNumberOfComponents())
     return numpy_support.vtk_to_numpy(array).astype(np.int64 if vtk_type in (VTK_INT, VTK_ID_TYPE) else np.float64)
+
+
+def notes(data, name="ClusterMessages"):
+    """The strings of a field-data string array (the filters' messages), [] when it is absent."""
+    array = data.GetFieldData().GetAbstractArray(name)
+    return [array.GetValue(k) for k in range(array.GetNumberOfValues())] if array is not None else []
+
+
+def column_of_field(data, name):
+    """A one-component field-data array as int64 numbers."""
+    array = data.GetFieldData().GetArray(name)
+    assert array is not None, "field data %s missing" % name
+    return numpy_support.vtk_to_numpy(array).astype(np.int64)
 
 
 def column(table, name, vtk_type=None, components=1):
@@ -259,6 +285,7 @@ def expect_threshold_cut(pipe, tree_out, threshold, minimum, label, input_arrays
     out = pipe.cut(CutMode="Threshold", Threshold=threshold, MinimumClusterSize=minimum)
     n = tree_out.GetNumberOfPoints()
     ti, tj, tl = t.edges(tree_out) if tree_out.GetNumberOfCells() else (np.zeros(0, np.int64),) * 2 + (np.zeros(0),)
-    ids, sizes, _, _ = ranked(cut_groups(n, ti, tj, tl, threshold), minimum)
+    in_tree = np.all(np.isfinite(t.output_points(tree_out)), axis=1) if n else np.zeros(0, bool)
+    ids, sizes, _, _ = ranked_in_tree(in_tree, cut_groups(n, ti, tj, tl, threshold), minimum)
     clusters = check_cut(out[0], tree_out, ids, sizes, label, threshold=threshold, input_arrays=input_arrays)
     return out, ids, clusters

@@ -4,7 +4,9 @@
 bit for bit, and EMSTBackendId says which engine ran (0 when none did); CUDA forced gives the
 same output on a machine with a usable GPU, and on one without an error in the Output Messages
 (stderr here) with an empty output and no crash. EMST_BACKEND decides when the property is Auto;
-an explicit CUDA or CPU wins over it; a bad value is reported and ignored."""
+an explicit CUDA or CPU wins over it; a bad value is reported and ignored. Auto without a usable
+GPU notes "ran on the CPU" in every run's messages but warns (the Output Messages window) once per
+process."""
 import os
 import subprocess
 import sys
@@ -73,6 +75,44 @@ t.same_output(out, auto, "EMST_BACKEND=quantum")
 assert any("EMST_BACKEND" in m for m in t.field(out, "EMSTMessages")), "a bad EMST_BACKEND was not reported"
 t.passed("EMST_BACKEND=quantum: reported and ignored (%s)" % t.field(out, "EMSTBackend"))
 os.environ.pop("EMST_BACKEND")
+
+# Auto without a usable GPU: the note "ran on the CPU" is in EMSTMessages (ClusterMessages) at
+# every run, but is a warning, which opens ParaView's Output Messages window, once per process.
+if not gpu and args.pvpython:
+    script = """
+import paraview.simple as s
+from paraview import servermanager
+s.LoadPlugin(%r, remote=False)
+source = s.PointSource(NumberOfPoints=50)
+tree = s.EuclideanMinimumSpanningTree(Input=source)
+for seed in range(3):
+    source.NumberOfPoints = 50 + seed  # a new input: the tree runs again
+    tree.UpdatePipeline()
+    notes = servermanager.Fetch(tree).GetFieldData().GetAbstractArray('EMSTMessages')
+    print('tree run %%d notes:' %% seed, [notes.GetValue(k) for k in range(notes.GetNumberOfValues())])
+# A tree without EMSTBackendId (another source's lines): MST Clusters' Auto probes the GPU itself.
+lines = s.PassArrays(Input=tree)
+lines.FieldDataArrays = []
+for seed in range(2):
+    source.NumberOfPoints = 60 + seed
+    clusters = s.MSTClusters(Input=lines, Threshold=0.1)
+    clusters.UpdatePipeline()
+    notes = servermanager.Fetch(clusters).GetFieldData().GetAbstractArray('ClusterMessages')
+    print('cut run %%d notes:' %% seed, [notes.GetValue(k) for k in range(notes.GetNumberOfValues())])
+    s.Delete(clusters)
+""" % os.path.abspath(args.plugin)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(script)
+    child = subprocess.run([args.pvpython, f.name], capture_output=True, text=True, timeout=120)
+    os.unlink(f.name)
+    print(child.stdout + child.stderr)
+    assert child.returncode == 0, "pvpython exited with %d" % child.returncode
+    recorded = [line for line in child.stdout.splitlines() if "notes:" in line and "no usable" in line]
+    assert len(recorded) == 5, "the no-GPU note is in %d of the 5 runs' messages:\n%s" % (len(recorded), child.stdout)
+    warned = [line for line in child.stderr.splitlines() if "WARN|" in line and "no usable" in line]
+    assert len(warned) == 1, "%d warnings about the missing GPU in one process, expected 1:\n%s" % (
+        len(warned), "\n".join(warned))
+    t.passed("Auto without a GPU: noted in all 5 runs' messages (3 trees, 2 cuts), warned once per process")
 
 # What a pvpython user sees: the error in the messages (stderr), and the script goes on.
 if not gpu and args.pvpython:

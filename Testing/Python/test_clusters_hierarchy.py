@@ -129,6 +129,32 @@ for name, points in [
     t.passed("%s (%d points, %d distinct heights): valid linkage, scipy's flat clusters at every height, "
              "rows in (length, i, j) edge order" % (name, n, len(heights)))
 
+# Points not in the tree (NaN coordinates): the hierarchy is that of the m points in it, m - 1
+# rows with leaf ids 0..m-1, a valid scipy linkage whose flat clusters are those of scipy's linkage
+# of those points; field data LeafPointId maps leaf k to its input point, and a note says so.
+rng = np.random.default_rng(5)
+points = cloud(rng, 400, 3, True)
+left_out = [0, 17, 205, 399]
+points[left_out, 1] = np.nan
+in_tree = np.all(np.isfinite(points), axis=1)
+m = int(np.count_nonzero(in_tree))
+pipe = c.Pipeline(t.polydata(points))
+table = pipe.hierarchy()
+z = table_z(table, m, "400 points, 4 NaN")
+assert hierarchy.is_valid_linkage(z), "NaN points: scipy does not accept the table as a linkage matrix"
+leaf_points = c.column_of_field(table, "LeafPointId")
+assert np.array_equal(leaf_points, np.flatnonzero(in_tree)), "LeafPointId is not the points in the tree"
+z_scipy = hierarchy.linkage(points[in_tree], method="single")
+for h in np.quantile(z_scipy[:, 2], [0.1, 0.5, 0.9, 0.99]):
+    assert c.same_partition(hierarchy.fcluster(z, h, criterion="distance"),
+                            hierarchy.fcluster(z_scipy, h, criterion="distance")), \
+        "NaN points: flat clusters at %r differ from scipy's over the points in the tree" % h
+notes = c.notes(table, "HierarchyMessages")
+assert any("4 points are not in the tree" in n for n in notes), "NaN points: no note in %r" % (notes,)
+pipe.delete()
+t.passed("400 points, 4 NaN: %d rows over the %d points in the tree, a valid linkage, fcluster as scipy's, "
+         "LeafPointId maps the leaves, noted" % (m - 1, m))
+
 # Tiny inputs.
 for n in (0, 1, 2, 3):
     points = np.array([(0, 0, 0), (3, 4, 0), (3, 4, 12)][:n], float).reshape(n, 3)

@@ -39,16 +39,22 @@ def threshold_cuts(points, label, arrays=None):
     pipe = c.Pipeline(t.polydata(points, arrays))
     tree = pipe.tree_output()
     n = len(points)
+    in_tree = np.all(np.isfinite(points), axis=1)  # non-finite points are in no cluster
+    m = int(np.count_nonzero(in_tree))
     i, j, length = tree_edges(tree)
     finite = length[np.isfinite(length)]
     smallest = float(finite.min()) if len(finite) else 0.0
     largest = float(finite.max()) if len(finite) else 0.0
-    below = smallest / 2 if smallest > 0 else -1.0
+    # Below every edge of non-zero length (a negative Threshold means: not set, and zero-length
+    # edges between identical points are kept at any threshold).
+    below = smallest / 2 if smallest > 0 else 0.0
     out, ids, clusters = c.expect_threshold_cut(pipe, tree, below, 1, label + ": below every edge", arrays)
-    assert clusters == n and np.array_equal(ids, np.arange(n)), label + ": below every edge is not n singletons in index order"
+    if smallest > 0:
+        assert clusters == m and np.array_equal(ids[in_tree], np.arange(m)) and np.all(ids[~in_tree] == -1), \
+            label + ": below every edge is not one singleton per point in the tree, in index order"
     out, ids, clusters = c.expect_threshold_cut(pipe, tree, largest * 2 + 1, 1, label + ": above every edge", arrays)
-    # A spanning forest: n - edges groups (one for a tree; non-finite points are groups of one).
-    assert clusters == n - len(length), "%s: above every edge: %d clusters, expected %d" % (label, clusters, n - len(length))
+    # A spanning tree of the points in it: one group (none without points in the tree).
+    assert clusters == m - len(length), "%s: above every edge: %d clusters, expected %d" % (label, clusters, m - len(length))
     out, ids, clusters = c.expect_threshold_cut(pipe, tree, largest, 1, label + ": at the longest edge", arrays)
     if len(length) > 2:
         exact = float(np.sort(length)[len(length) // 2])
@@ -186,8 +192,15 @@ for count in (0, 1, 2):
         expect_k(pipe, tree, 1, "%d points" % count)
     pipe.delete()
 
-# Non-finite points: the tree is a forest (they have no edge); each is a group of one.
+# Non-finite points are not in the tree (no edge): ClusterId -1, ClusterSize 0, in no cluster and
+# no row of the cluster table (no NaN centroid), counted in NoisePoints, with a note.
 forest = cloud[:500].copy()
 forest[[7, 123, 499]] = np.nan
-pipe, tree = threshold_cuts(forest, "500 points, 3 of them NaN (a forest)")
+pipe, tree = threshold_cuts(forest, "500 points, 3 of them NaN")
+out = pipe.cut(CutMode="Threshold", Threshold=float(np.median(tree_edges(tree)[2])), MinimumClusterSize=1)
+centroid = c.column(out[1], "Centroid", components=3)
+assert np.all(np.isfinite(centroid)), "NaN points: a cluster table row with a non-finite centroid"
+notes = c.notes(out[0])
+assert any("3 points are not in the tree" in m for m in notes), "NaN points: no note in %r" % (notes,)
+t.passed("3 NaN points: ClusterId -1, ClusterSize 0, no table row, noted (%r)" % [m for m in notes if "not in the tree" in m])
 pipe.delete()

@@ -55,7 +55,15 @@ struct PointCloudView
 };
 
 /// One tree edge between input points i < j (indices into the input), with its Euclidean length
-/// computed in double precision from the input coordinates.
+/// computed in double precision from the input coordinates, scaled before squaring as hypot
+/// does: with d the coordinate differences (b - a, each rounded to double) and e = floor(log2(max
+/// |d|)), length = 2^e * sqrt((u0*u0 + u1*u1) + u2*u2) with u = d * 2^-e, every operation rounded
+/// to double (no FMA), the same bits on every backend. No square overflows or underflows, so the
+/// length has double precision (within about an ulp) for any finite input wherever it is a normal
+/// double; a length below DBL_MIN is rounded once more to a subnormal; a length above DBL_MAX
+/// (points more than 1.8e308 apart, at most 1.8e308 per axis) is +inf, with a message in
+/// Result::messages. Where the unscaled sqrt(dx*dx + dy*dy + dz*dz) neither overflows nor
+/// underflows it gives the same bits.
 struct Edge
 {
   std::uint32_t i = 0;
@@ -93,11 +101,18 @@ private:
 /// cancels, at any call: computeEmst then throws Error(Cancelled).
 using ProgressCallback = std::function<bool(double fraction, const char* step)>;
 
+/// The most CPU threads Options::cpuThreads may ask for: far more than the hardware threads of any
+/// machine today, and far below the counts at which the OpenMP runtime fails (libgomp crashes
+/// creating 100000 threads).
+constexpr int kMaxCpuThreads = 4096;
+
 struct Options
 {
   Backend backend = Backend::Auto;
   ProgressCallback progress;
-  int cpuThreads = 0;            ///< CPU backend threads; 0 = the OpenMP default
+  /// CPU backend threads: 0 = the OpenMP default, else 1 to kMaxCpuThreads (others are
+  /// Error(InvalidInput), whatever the backend).
+  int cpuThreads = 0;
   int cudaDevice = 0;            ///< CUDA device ordinal
   bool keepDeviceMemory = false; ///< keep the GPU memory pool between calls (benchmarks)
 };
@@ -130,7 +145,9 @@ struct Result
   /// validPoints - 1 edges (none for fewer than two valid points), ordered totally by
   /// (length, i, j): the same list, bit for bit, on every backend.
   std::vector<Edge> edges;
-  double totalWeight = 0.0; ///< compensated sum of the lengths, in edge order
+  /// Compensated sum of the lengths, in edge order; +inf (never NaN) when an edge is +inf or the
+  /// sum exceeds DBL_MAX, with a message.
+  double totalWeight = 0.0;
   Stats stats;
   std::vector<std::string> messages; ///< warnings and notes (left-out points, CPU fallback, ...)
 };
@@ -139,11 +156,11 @@ struct Result
 ///
 /// Errors (emst::Error): InvalidInput for a null `data` with count > 0 (null with count 0 is an
 /// empty cloud), a dimension other than 2 or 3, a stride below the dimension, 2^32-1 points or
-/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), or device
-/// memory given to the CPU backend; DeviceUnavailable when CUDA is asked for (Backend::Cuda or
-/// device memory) and cannot run; OutOfMemory, DeviceError, Cancelled as their names say.
-/// Backend::Auto turns OutOfMemory and DeviceError of the GPU into a run on the CPU, with a
-/// message.
+/// more, a coordinate range that overflows double (e.g. points at -1e308 and +1e308), device
+/// memory given to the CPU backend, or a cpuThreads outside 0 to kMaxCpuThreads; DeviceUnavailable
+/// when CUDA is asked for (Backend::Cuda or device memory) and cannot run; OutOfMemory,
+/// DeviceError, Cancelled as their names say. Backend::Auto turns OutOfMemory and DeviceError of
+/// the GPU into a run on the CPU, with a message.
 ///
 /// "Exact" means: the edge set is the minimum spanning tree under the order below, whose key is
 /// the squared distance of the input coordinates in double precision: the EMST of the points
@@ -160,6 +177,11 @@ struct Result
 /// It does not depend on the backend, the thread count or the run.
 /// Throws emst::Error.
 Result computeEmst(const PointCloudView& points, const Options& options = {});
+
+/// The length of the segment between the points a and b (`dimension` = 2 or 3 doubles each),
+/// computed exactly as Edge::length is (scaled before squaring): for callers that need the length
+/// of an edge the engine did not compute (a tree read back without its lengths).
+double edgeLength(const double* a, const double* b, int dimension) noexcept;
 
 /// True when this build contains the CUDA backend.
 bool cudaBackendCompiled() noexcept;

@@ -62,7 +62,13 @@ std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<
   return std::make_unique<CpuCutter>(points, sorted);
 }
 
-Result runCpu(const PointCloudView& points, const Options& options, double givenScale)
+namespace
+{
+
+/// One run on the CPU: run(boruvka, result) with the Boruvka of the points' dimension (keyed
+/// with givenScale when > 0), then the run's phases and memory into result.stats.
+template <class Run>
+Result runOnCpu(const PointCloudView& points, const Options& options, double givenScale, Run run)
 {
   CpuExec exec(options.cpuThreads);
   ScopedThreadCount threadCount(exec.threads());
@@ -72,11 +78,11 @@ Result runCpu(const PointCloudView& points, const Options& options, double given
   result.stats.deviceName = "CPU (" + std::to_string(exec.threads()) + " threads)";
   if (points.dimension == 2)
   {
-    Boruvka<CpuExec, 2>(exec, options, givenScale).run(points, result);
+    run(Boruvka<CpuExec, 2>(exec, options, givenScale), result);
   }
   else
   {
-    Boruvka<CpuExec, 3>(exec, options, givenScale).run(points, result);
+    run(Boruvka<CpuExec, 3>(exec, options, givenScale), result);
   }
   result.stats.phases = exec.phases();
   for (const PhaseTime& phase : result.stats.phases)
@@ -85,6 +91,24 @@ Result runCpu(const PointCloudView& points, const Options& options, double given
   }
   result.stats.peakBackendBytes = exec.peakBytes();
   return result;
+}
+
+} // namespace
+
+Result runCpu(const PointCloudView& points, const Options& options, double givenScale)
+{
+  return runOnCpu(points, options, givenScale,
+    [&](auto&& boruvka, Result& result) { boruvka.run(points, result); });
+}
+
+MutualReachabilityTree runCpuReachability(
+  const PointCloudView& points, std::size_t minimumSamples, const Options& options)
+{
+  MutualReachabilityTree tree;
+  tree.tree = runOnCpu(points, options, 0.0,
+    [&](auto&& boruvka, Result& result)
+    { boruvka.runMutualReachability(points, minimumSamples, result, tree.coreDistance); });
+  return tree;
 }
 
 } // namespace detail

@@ -269,7 +269,16 @@ bool probeCuda(int device, std::string* reason)
   return r.usable;
 }
 
-Result runCuda(const PointCloudView& points, const Options& options, double givenScale)
+namespace
+{
+
+/// One run on the GPU: run(boruvka, result) with the Boruvka of the points' dimension (keyed
+/// with givenScale when > 0) over the uploaded points, then the run's phases, transfers and
+/// memory into result.stats. `bytesPerPoint`: the working set's peak, refused up front when it
+/// cannot fit.
+template <class Run>
+Result runOnCuda(const PointCloudView& points, const Options& options, double givenScale,
+  std::size_t bytesPerPoint, Run run)
 {
   const ProbeResult& device = cachedProbe(options.cudaDevice);
   if (!device.usable)
@@ -280,9 +289,10 @@ Result runCuda(const PointCloudView& points, const Options& options, double give
     [&]
     {
       DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
-      // Refuse up front what cannot fit (about 80 bytes per point at the peak, plus the upload),
-      // rather than failing half-way: Auto then runs on the CPU at once.
-      std::size_t const needed = points.count * 80 + hostInputBytes(points) + (16u << 20);
+      // Refuse up front what cannot fit (the peak per point, plus the upload), rather than
+      // failing half-way: Auto then runs on the CPU at once.
+      std::size_t const needed =
+        points.count * bytesPerPoint + hostInputBytes(points) + (16u << 20);
       std::size_t const available = session.available();
       if (needed > available)
       {
@@ -301,11 +311,11 @@ Result runCuda(const PointCloudView& points, const Options& options, double give
         inputBytes = input.bytes();
         if (points.dimension == 2)
         {
-          Boruvka<CudaExec, 2>(exec, options, givenScale).run(input.view(), result);
+          run(Boruvka<CudaExec, 2>(exec, options, givenScale), input.view(), result);
         }
         else
         {
-          Boruvka<CudaExec, 3>(exec, options, givenScale).run(input.view(), result);
+          run(Boruvka<CudaExec, 3>(exec, options, givenScale), input.view(), result);
         }
       }
       result.stats.phases = exec.phases();
@@ -317,6 +327,27 @@ Result runCuda(const PointCloudView& points, const Options& options, double give
       result.stats.peakBackendBytes = exec.peakBytes() - inputBytes; // the input is not ours
       return result; // phases() has waited for the stream
     });
+}
+
+} // namespace
+
+Result runCuda(const PointCloudView& points, const Options& options, double givenScale)
+{
+  // About 80 bytes per point at the peak.
+  return runOnCuda(points, options, givenScale, 80,
+    [](auto&& boruvka, const PointCloudView& view, Result& result) { boruvka.run(view, result); });
+}
+
+MutualReachabilityTree runCudaReachability(
+  const PointCloudView& points, std::size_t minimumSamples, const Options& options)
+{
+  // The EMST's 80 bytes per point, plus the cores (by distinct and by input point, their float
+  // bounds and the subtrees' least ones) and the copies' anchors.
+  MutualReachabilityTree tree;
+  tree.tree = runOnCuda(points, options, 0.0, 120,
+    [&](auto&& boruvka, const PointCloudView& view, Result& result)
+    { boruvka.runMutualReachability(view, minimumSamples, result, tree.coreDistance); });
+  return tree;
 }
 
 namespace

@@ -67,6 +67,12 @@ EMST_HD EMST_FORCEINLINE double dsub(double a, double b)
 #endif
 }
 
+/// The larger of two floats (never NaN here): one spelling on both backends.
+EMST_HD EMST_FORCEINLINE float fmaxOf(float a, float b)
+{
+  return a > b ? a : b;
+}
+
 EMST_HD EMST_FORCEINLINE std::uint32_t floatBits(float f)
 {
 #if defined(__CUDA_ARCH__)
@@ -107,6 +113,64 @@ EMST_HD EMST_FORCEINLINE double bitsDouble(std::uint64_t u)
   std::memcpy(&d, &u, sizeof d);
   return d;
 #endif
+}
+
+/// 2^e as a double, for -1022 <= e <= 1023 (a normal number: built from its bits, exact).
+EMST_HD EMST_FORCEINLINE double powerOfTwo(int e)
+{
+  return bitsDouble(static_cast<std::uint64_t>(e + 1023) << 52);
+}
+
+/// x * 2^e for |e| <= 2044, in two multiplications by 2^(e/2) and 2^(e - e/2) (no library ldexp:
+/// the same bits on both backends). Exact where x * 2^e is a normal double; where it is not (a
+/// subnormal, 0 or +-inf), rounded once when the first product is normal, as it is below for the
+/// largest coordinate difference and for the length.
+EMST_HD EMST_FORCEINLINE double scaleByPowerOfTwo(double x, int e)
+{
+  int const first = e / 2;
+  return dmul(dmul(x, powerOfTwo(first)), powerOfTwo(e - first));
+}
+
+/// floor(log2(x)) for a finite x > 0, subnormals included (ilogb without the library).
+EMST_HD EMST_FORCEINLINE int binaryExponent(double x)
+{
+  int const biased = static_cast<int>((doubleBits(x) >> 52) & 0x7FF);
+  if (biased == 0) // subnormal: 2^64 x is normal
+  {
+    return static_cast<int>((doubleBits(dmul(x, powerOfTwo(64))) >> 52) & 0x7FF) - 1023 - 64;
+  }
+  return biased - 1023;
+}
+
+/// The Euclidean length of the difference vector d[0..Dim-1] (finite doubles), scaled before
+/// squaring as hypot does: with e = floor(log2(max |d|)), the length is
+///   2^e * sqrt((u0*u0 + u1*u1) + u2*u2),  u = d * 2^-e,
+/// every operation rounded to double (no FMA). The largest |u| lies in [1, 2), so no square
+/// overflows or underflows to zero, for any finite d; the result rounds once more only where the
+/// length itself is subnormal, and is +inf where it exceeds the largest double. Wherever the
+/// unscaled formula sqrt((d0*d0 + d1*d1) + d2*d2) neither overflows nor underflows, the scaling
+/// is exact and both give the same bits.
+template <int Dim>
+EMST_HD EMST_FORCEINLINE double scaledLength(const double* d)
+{
+  double largest = 0.0;
+  for (int axis = 0; axis < Dim; ++axis)
+  {
+    double const a = d[axis] < 0.0 ? -d[axis] : d[axis];
+    largest = a > largest ? a : largest;
+  }
+  if (largest == 0.0)
+  {
+    return 0.0;
+  }
+  int const e = binaryExponent(largest);
+  double s = 0.0;
+  for (int axis = 0; axis < Dim; ++axis)
+  {
+    double const u = scaleByPowerOfTwo(d[axis], -e);
+    s = axis == 0 ? dmul(u, u) : dadd(s, dmul(u, u));
+  }
+  return scaleByPowerOfTwo(sqrt(s), e);
 }
 
 EMST_HD EMST_FORCEINLINE float floatInfinity()

@@ -142,6 +142,21 @@ struct CopyEdgeKeys
   }
 };
 
+/// multiplicityOfPoint[p] = the copies of distinct point p, itself included: the gap to the next
+/// distinct point's sorted position (the copies of a point are adjacent there).
+struct CountCopies
+{
+  const Index* slotOfPoint; ///< [m] sorted position of each distinct point (its first copy)
+  std::size_t distinct;     ///< m
+  std::size_t finite;       ///< v
+  std::uint32_t* multiplicityOfPoint; ///< [m]
+  EMST_HD void operator()(std::size_t p) const
+  {
+    std::size_t const next = p + 1 < distinct ? slotOfPoint[p + 1] : finite;
+    multiplicityOfPoint[p] = static_cast<std::uint32_t>(next - slotOfPoint[p]);
+  }
+};
+
 /// What the duplicates phase hands on: the distinct points, and the copies' edges.
 template <class Exec>
 struct DistinctPoints
@@ -150,6 +165,7 @@ struct DistinctPoints
     : codeOfPoint(exec, 0)
     , inputOfPoint(exec, 0)
     , copyEdges(exec, 0)
+    , multiplicityOfPoint(exec, 0)
   {
   }
   std::size_t size() const { return this->inputOfPoint.size(); }
@@ -157,15 +173,19 @@ struct DistinctPoints
   Buffer<std::uint64_t, Exec> codeOfPoint; ///< [m] Morton code of each distinct point, sorted
   Buffer<Index, Exec> inputOfPoint;        ///< [m] its input index (its first copy's)
   EdgeKeys<Exec> copyEdges;                ///< [d] (first copy, later copy)
+  /// [m] copies of each distinct point, itself included; only when joinDuplicates is asked
+  /// (mutual reachability: the core distances count copies).
+  Buffer<std::uint32_t, Exec> multiplicityOfPoint;
 };
 
 /// Joins the copies of identical points among the sorted finite points (whose buffers it takes
 /// over). Only runs of equal codes can hold copies: each is sorted by coordinates so that
 /// identical points become adjacent, smallest input index first; the first copy of each point
-/// is kept and the others get their zero-distance edge to it.
+/// is kept and the others get their zero-distance edge to it. With `countCopies`, also the
+/// multiplicity of every distinct point.
 template <class Exec, class T, int Dim, class Metric>
 DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input,
-  const Metric& metric, FramedPoints<Exec, Dim>& framed)
+  const Metric& metric, FramedPoints<Exec, Dim>& framed, bool countCopies = false)
 {
   auto policy = exec.policy();
   Buffer<std::uint64_t, Exec>& codeOfSorted = framed.codeOfSorted;
@@ -213,6 +233,12 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
       thrust::copy_if(
         policy, Counting(0), Counting(v), slotOfPoint.data(), IsFirstCopy{ headOfSorted.data() });
       headOfSorted.reset();
+      if (countCopies)
+      {
+        distinct.multiplicityOfPoint = Buffer<std::uint32_t, Exec>(exec, m);
+        exec.forEach(
+          m, CountCopies{ slotOfPoint.data(), m, v, distinct.multiplicityOfPoint.data() });
+      }
       distinct.codeOfPoint = Buffer<std::uint64_t, Exec>(exec, m);
       distinct.inputOfPoint = Buffer<Index, Exec>(exec, m);
       thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), codeOfSorted.data(),
@@ -225,6 +251,11 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
   {
     distinct.codeOfPoint = std::move(codeOfSorted);
     distinct.inputOfPoint = std::move(pointOfSorted);
+    if (countCopies)
+    {
+      distinct.multiplicityOfPoint = Buffer<std::uint32_t, Exec>(exec, v);
+      exec.fill(distinct.multiplicityOfPoint.data(), v, 1u);
+    }
   }
   else
   {

@@ -12,6 +12,7 @@
 #include "base/Morton.h"
 #include "phases/Cells.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -138,54 +139,33 @@ struct BuildRadixTree
   }
 };
 
-/// Tight boxes: each leaf computes its box, then climbs; at each node the first child to arrive
-/// stops and the second merges both slots and carries on (one thread per leaf, no level loop).
-template <int Dim>
-struct ClimbBoxes
+/// A bottom-up pass over the radix tree, one thread per leaf: each leaf computes its summary,
+/// then climbs; at each node the first child to arrive stores its summary in its slot and stops,
+/// the second merges both slots and carries on (no level loop; Apetrei 2014). A Summary has
+/// `Value ofLeaf(leaf)`, `store(node, slot, value)`, `Value load(node, slot)` (coherent: the
+/// sibling's store was made by another thread) and `Value merge(a, b)`.
+template <int Dim, class Summary>
+struct Climb
 {
-  const PointRecord* recordOfPoint; ///< [m]
-  CellArrays cells;
-  HierarchyArrays<Dim> tree; ///< boxes written
-  Index* visitsOfNode;       ///< [L-1], zero on entry
+  Summary summary;
+  HierarchyArrays<Dim> tree;
+  Index* visitsOfNode; ///< [L-1], zero on entry
   EMST_HD void operator()(std::size_t leaf) const
   {
-    float lo[Dim], hi[Dim];
-    for (int a = 0; a < Dim; ++a)
-    {
-      lo[a] = floatInfinity();
-      hi[a] = -floatInfinity();
-    }
-    for (Index k = cells.firstPointOfLeaf[leaf]; k < cells.firstPointOfLeaf[leaf + 1]; ++k)
-    {
-      for (int a = 0; a < Dim; ++a)
-      {
-        float const c = recordOfPoint[k].x[a];
-        lo[a] = c < lo[a] ? c : lo[a];
-        hi[a] = c > hi[a] ? c : hi[a];
-      }
-    }
+    auto value = summary.ofLeaf(leaf);
     Index ref = tree.parentOfLeaf[leaf];
     for (;;)
     {
       Index const node = ref & ~kSlotBit;
       int const slot = (ref & kSlotBit) ? 1 : 0;
-      TreeNode<Dim>& n = tree.nodes[node];
-      for (int a = 0; a < Dim; ++a)
-      {
-        storeShared(&n.lo[slot][a], lo[a]);
-        storeShared(&n.hi[slot][a], hi[a]);
-      }
+      summary.store(node, slot, value);
+      // The writer of a slot releases its store through this increment; the second arriver
+      // acquires the sibling's store through it.
       if (atomicIncrementAcqRel(&visitsOfNode[node]) == 0)
       {
         return; // the sibling's thread will carry the union upwards
       }
-      for (int a = 0; a < Dim; ++a)
-      {
-        float const l = loadShared(&n.lo[1 - slot][a]);
-        float const h = loadShared(&n.hi[1 - slot][a]);
-        lo[a] = l < lo[a] ? l : lo[a];
-        hi[a] = h > hi[a] ? h : hi[a];
-      }
+      value = summary.merge(value, summary.load(node, 1 - slot));
       ref = tree.parentOfNode[node];
       if (ref == kNone)
       {
@@ -194,6 +174,210 @@ struct ClimbBoxes
     }
   }
 };
+
+/// Climb's summary for the tight boxes of the children, stored in the nodes themselves.
+template <int Dim>
+struct BoxSummary
+{
+  struct Value
+  {
+    float lo[Dim];
+    float hi[Dim];
+  };
+  const PointRecord* recordOfPoint; ///< [m]
+  CellArrays cells;
+  TreeNode<Dim>* nodes; ///< [L-1] boxes written
+
+  EMST_HD Value ofLeaf(std::size_t leaf) const
+  {
+    Value b;
+    for (int a = 0; a < Dim; ++a)
+    {
+      b.lo[a] = floatInfinity();
+      b.hi[a] = -floatInfinity();
+    }
+    for (Index k = cells.firstPointOfLeaf[leaf]; k < cells.firstPointOfLeaf[leaf + 1]; ++k)
+    {
+      for (int a = 0; a < Dim; ++a)
+      {
+        float const c = recordOfPoint[k].x[a];
+        b.lo[a] = c < b.lo[a] ? c : b.lo[a];
+        b.hi[a] = c > b.hi[a] ? c : b.hi[a];
+      }
+    }
+    return b;
+  }
+  EMST_HD void store(Index node, int slot, const Value& b) const
+  {
+    for (int a = 0; a < Dim; ++a)
+    {
+      storeShared(&nodes[node].lo[slot][a], b.lo[a]);
+      storeShared(&nodes[node].hi[slot][a], b.hi[a]);
+    }
+  }
+  EMST_HD Value load(Index node, int slot) const
+  {
+    Value b;
+    for (int a = 0; a < Dim; ++a)
+    {
+      b.lo[a] = loadShared(&nodes[node].lo[slot][a]);
+      b.hi[a] = loadShared(&nodes[node].hi[slot][a]);
+    }
+    return b;
+  }
+  EMST_HD Value merge(Value b, const Value& other) const
+  {
+    for (int a = 0; a < Dim; ++a)
+    {
+      b.lo[a] = other.lo[a] < b.lo[a] ? other.lo[a] : b.lo[a];
+      b.hi[a] = other.hi[a] > b.hi[a] ? other.hi[a] : b.hi[a];
+    }
+    return b;
+  }
+};
+
+/// Climb's summary for the least of a per-point float under each child (mutual reachability:
+/// the least core bound of the subtree), stored beside the nodes: leastOfSlot[2 * node + slot].
+struct LeastSummary
+{
+  using Value = float;
+  const float* valueOfPoint; ///< [m]
+  CellArrays cells;
+  float* leastOfSlot; ///< [2(L-1)] written
+
+  EMST_HD float ofLeaf(std::size_t leaf) const
+  {
+    float least = floatInfinity();
+    for (Index k = cells.firstPointOfLeaf[leaf]; k < cells.firstPointOfLeaf[leaf + 1]; ++k)
+    {
+      least = valueOfPoint[k] < least ? valueOfPoint[k] : least;
+    }
+    return least;
+  }
+  EMST_HD void store(Index node, int slot, float value) const
+  {
+    storeShared(&leastOfSlot[2 * node + slot], value);
+  }
+  EMST_HD float load(Index node, int slot) const
+  {
+    return loadShared(&leastOfSlot[2 * node + slot]);
+  }
+  EMST_HD float merge(float a, float b) const { return b < a ? b : a; }
+};
+
+// ---- How the searches walk the hierarchy ------------------------------------------------------
+// A search is a Visitor: `float bound(const TreeNode<Dim>& n, Index node, int slot)`, a float
+// distance at most that of anything under the child slot (floatInfinity() to skip it);
+// `float limit()`, beyond which nothing can matter any more (it only shrinks as the search goes);
+// `void scanLeaf(Index leaf)`, every point of a leaf.
+
+/// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit), nearer child
+/// first, pruning every child whose bound exceeds the visitor's limit.
+template <int Dim, class Visitor>
+EMST_HD EMST_FORCEINLINE void searchSubtree(
+  const TreeNode<Dim>* nodes, Index root, Visitor& visitor)
+{
+  // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
+  Index stackNode[64];
+  float stackDistance[64];
+  int top = 0;
+  Index next = root;
+  for (;;)
+  {
+    if (next & kLeafBit)
+    {
+      visitor.scanLeaf(next & ~kLeafBit);
+      next = kNone;
+    }
+    else
+    {
+      TreeNode<Dim> const n = nodes[next];
+      float const d0 = visitor.bound(n, next, 0);
+      float const d1 = visitor.bound(n, next, 1);
+      float const limit = visitor.limit();
+      bool const go0 = d0 <= limit;
+      bool const go1 = d1 <= limit;
+      if (go0 && go1)
+      {
+        bool const nearFirst = d0 <= d1;
+        stackNode[top] = nearFirst ? n.child[1] : n.child[0];
+        stackDistance[top] = nearFirst ? d1 : d0;
+        ++top;
+        next = nearFirst ? n.child[0] : n.child[1];
+      }
+      else
+      {
+        next = go0 ? n.child[0] : (go1 ? n.child[1] : kNone);
+      }
+    }
+    while (next == kNone && top > 0)
+    {
+      --top;
+      next = stackDistance[top] <= visitor.limit() ? stackNode[top] : kNone;
+    }
+    if (next == kNone)
+    {
+      return;
+    }
+  }
+}
+
+/// True when every point outside the Morton cell is farther from q (frame coordinates) than
+/// sqrt(limit). In lattice units (latticeScale: Quantizer::scale), in double: a point outside
+/// has a lattice coordinate out of [lo, hi), and its coordinate differs from lattice*scale by
+/// the float rounding of that product, at most 2^-24 relative; the 2^-23 factors cover it twice
+/// over. The cube's outer faces need no test.
+template <int Dim>
+EMST_HD bool ballInsideCell(std::uint64_t cell, const float* q, float limit, float latticeScale)
+{
+  std::uint64_t lo[Dim], hi[Dim];
+  MortonCell<Dim>::decode(cell, lo, hi);
+  double const scale = latticeScale;
+  double const radius = sqrt(static_cast<double>(limit)) * scale * (1.0 + 0x1p-30);
+  double const top = static_cast<double>(std::uint64_t(1) << MortonCell<Dim>::kBits);
+  for (int a = 0; a < Dim; ++a)
+  {
+    double const u = static_cast<double>(q[a]) * scale;
+    double const l = static_cast<double>(lo[a]);
+    double const h = static_cast<double>(hi[a]);
+    if (lo[a] > 0 && !(u - l * (1.0 + 0x1p-23) > radius))
+    {
+      return false;
+    }
+    if (h < top && !(h * (1.0 - 0x1p-23) - u > radius))
+    {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The search of a point of `leaf` (frame coordinates q), after its own leaf: up the radix tree,
+/// searching each sibling subtree within the limit, until the root, or (when `ballStops`, valid
+/// for metrics whose distances are at least the Euclidean ones) until the ball of the limit lies
+/// inside the Morton cell searched so far: every point outside it is then farther.
+/// Needs two leaves or more.
+template <int Dim, class Visitor>
+EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, Index leaf,
+  const float* q, float latticeScale, bool ballStops, Visitor& visitor)
+{
+  for (Index up = tree.parentOfLeaf[leaf];;)
+  {
+    Index const node = up & ~kSlotBit;
+    int const sibling = (up & kSlotBit) ? 0 : 1;
+    TreeNode<Dim> const& n = tree.nodes[node];
+    if (visitor.bound(n, node, sibling) <= visitor.limit())
+    {
+      searchSubtree(tree.nodes, n.child[sibling], visitor);
+    }
+    up = tree.parentOfNode[node];
+    if (up == kNone ||
+      (ballStops && ballInsideCell<Dim>(tree.cellOfNode[node], q, visitor.limit(), latticeScale)))
+    {
+      break;
+    }
+  }
+}
 
 /// What the hierarchy phase hands on.
 template <class Exec, int Dim>
@@ -249,9 +433,29 @@ Hierarchy<Exec, Dim> buildHierarchy(
     }
     exec.fill(visitsOfNode.data(), internal, 0u); // one climb: the second arriver goes on
     exec.forEach(leaves,
-      ClimbBoxes<Dim>{ cells.recordOfPoint.data(), cells.arrays(), tree, visitsOfNode.data() });
+      Climb<Dim, BoxSummary<Dim>>{
+        { cells.recordOfPoint.data(), cells.arrays(), tree.nodes }, tree, visitsOfNode.data() });
   }
   return hierarchy;
+}
+
+/// leastOfSlot[2 * node + slot]: the least of `valueOfPoint` ([m], Morton order) under each child
+/// of each node, by a climb of its own (for a metric whose box bound needs it).
+template <class Exec, class T, int Dim>
+Buffer<float, Exec> climbLeast(Exec& exec, const Cells<Exec, T, Dim>& cells,
+  const Hierarchy<Exec, Dim>& hierarchy, const float* valueOfPoint)
+{
+  std::size_t const leaves = cells.leaves;
+  Buffer<float, Exec> leastOfSlot(exec, 2 * (leaves - 1));
+  if (leaves > 1)
+  {
+    Buffer<Index, Exec> visitsOfNode(exec, leaves - 1);
+    exec.fill(visitsOfNode.data(), leaves - 1, 0u);
+    exec.forEach(leaves,
+      Climb<Dim, LeastSummary>{ { valueOfPoint, cells.arrays(), leastOfSlot.data() },
+        hierarchy.arrays(), visitsOfNode.data() });
+  }
+  return leastOfSlot;
 }
 
 } // namespace detail

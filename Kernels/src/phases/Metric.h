@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // The metric: what the search, FindMin2 and the output ask of distances, in one small value
-// type that the functors carry (template argument and member). Only EuclideanMetric exists; the
-// two that are planned plug in here, not into copies of the search:
+// type that the functors carry (template argument and member). EuclideanMetric is the EMST's,
+// MutualReachabilityMetric HDBSCAN*'s; the periodic box plugs in here too, not into copies of
+// the search:
 //
 // Periodic boxes (minimum image; the period given in frame units for the floats and in input
 // units for the exact key):
@@ -16,18 +17,6 @@
 //   (e) no early stop: a point outside a Morton cell can be near through the boundary, so the
 //       bottom-up search climbs to the root (correct, slower); top-down needs nothing.
 //
-// HDBSCAN*'s mutual reachability (per-point core keys from a k-nearest-neighbour phase before
-// the rounds, exact doubles plus their floatAtLeast for the float side):
-//   (a) distance2: max(query's core, point k's core, d2): Query carries the query's core, k
-//       indexes the cores.
-//   (b) boxDistance2: max(query's core, the least core under the child slot, box distance2):
-//       the least cores per subtree climbed with the boxes (ClimbBoxes), read by node and slot.
-//   (c) key: max(coreKey[a], coreKey[b], exactKey): exact, so the total order and the ties are
-//       those of the mutual reachability graph.
-//   (d) length: sqrt of that key in input units (the dendrogram's heights).
-//   (e) early stop stays valid: every key is at least the Euclidean one.
-// Tolerance keeps working for both: their float values bound their keys as the Euclidean ones do
-// (cores are rounded up, maxima are monotone).
 #pragma once
 
 #include "base/Arithmetic.h"
@@ -85,12 +74,13 @@ struct EuclideanMetric
     return s;
   }
 
-  /// (b) Float squared distance from the query to the box of `node`'s child `slot`. The same
-  /// rounded operations in the same order as distance2, so it never exceeds distance2 to a point
-  /// inside the box (rounding is monotone): pruning a box whose distance exceeds the current best
-  /// is exact.
+  /// (b) Float squared distance from the query to the box of `node`'s child `slot` (`index`:
+  /// the node's index in the hierarchy, for metrics that keep more per node). The same rounded
+  /// operations in the same order as distance2, so it never exceeds distance2 to a point inside
+  /// the box (rounding is monotone): pruning a box whose distance exceeds the current best is
+  /// exact.
   EMST_HD EMST_FORCEINLINE float boxDistance2(
-    const Query& q, const TreeNode<Dim>& node, int slot) const
+    const Query& q, const TreeNode<Dim>& node, Index /*index*/, int slot) const
   {
     const float* const lo = node.lo[slot];
     const float* const hi = node.hi[slot];
@@ -121,16 +111,97 @@ struct EuclideanMetric
     return exactKey<Dim>(x, y, scale);
   }
 
-  /// (d) Euclidean length in input units, in double, terms added in axis order, no contraction.
+  /// (d) Euclidean length in input units, in double, scaled before squaring (scaledLength): no
+  /// overflow or underflow for any finite box; +inf only where the length exceeds DBL_MAX.
   EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
   {
-    double s = 0.0;
+    double d[Dim];
     for (int axis = 0; axis < Dim; ++axis)
     {
-      double const d = points.coordinate(a, axis) - points.coordinate(b, axis);
-      s = (axis == 0) ? dmul(d, d) : dadd(s, dmul(d, d));
+      d[axis] = dsub(points.coordinate(a, axis), points.coordinate(b, axis));
     }
-    return sqrt(s);
+    return scaledLength<Dim>(d);
+  }
+};
+
+/// HDBSCAN*'s mutual reachability distance d_mr(a, b) = max(core(a), core(b), |a - b|), core(p)
+/// the distance from p to its k-th nearest point (phases/CoreDistances.h), over the same points
+/// as EuclideanMetric (distinct points in Morton order for the search, input points for the
+/// output) with per-point cores indexed alike. With every core 0 (k = 1) it is the Euclidean
+/// metric, key for key and length for length.
+///
+/// (c) The key max(coreKey[a], coreKey[b], exactKey(a, b)) is exact (each of the three is an
+/// exact key of the frame), so the total order (key, smaller input index, larger one) and its
+/// ties are those of the mutual reachability graph, the same on every backend.
+///
+/// The float side, and why Tolerance still holds (its relation, for a float f standing for an
+/// exact key K: lo(f) <= K <= hi(f), lo and hi non-decreasing, Arithmetic.h):
+///   (a) distance2 = max(coreBound[q], coreBound[k], d2), where coreBound = floatAtLeast(coreKey)
+///       and d2 the Euclidean float distance. Each term stands for its exact term: d2 by the
+///       Tolerance argument, and a core bound f = floatAtLeast(K) by K <= f <= hi(f) and
+///       K >= f (1 - 2^-23) >= lo(f). Since lo and hi are non-decreasing,
+///       max_i lo(f_i) = lo(max_i f_i) and max_i hi(f_i) = hi(max_i f_i), so the maximum of the
+///       floats stands for the maximum of the keys, with the same relation: every window, `sure`
+///       bound and keyAtMost built from it stays valid.
+///   (b) boxDistance2 = max(coreBound[q], least core bound under the child slot, Euclidean box
+///       distance): each term is at most its counterpart in (a) for every point inside the box,
+///       and max is monotone, so it never exceeds (a): pruning stays exact.
+///   (e) The early stop stays valid: every float distance is at least the Euclidean one, so a
+///       point outside the cell is beyond the limit in this metric too.
+/// Reference: Campello, Moulavi & Sander 2013 (HDBSCAN); McInnes & Healy 2017 (accelerated
+/// HDBSCAN*, the Boruvka tree under mutual reachability); docs/hdbscan.md cites them.
+template <class T, int Dim>
+struct MutualReachabilityMetric
+{
+  static constexpr int kDim = Dim;
+  static constexpr bool kBallInCellStops = true;
+
+  EuclideanMetric<T, Dim> euclidean;
+  const double* coreKeyOfPoint;  ///< exact squared core distance (frame units), by point
+  const float* coreBoundOfPoint; ///< floatAtLeast of it (search only; null for the output)
+  const float* leastCoreOfSlot;  ///< [2(L-1)] least core bound under each child (search only)
+
+  struct Query
+  {
+    const float* x;
+    float core;
+  };
+  EMST_HD EMST_FORCEINLINE Query query(const PointRecord& self, Index p) const
+  {
+    return Query{ self.x, coreBoundOfPoint[p] };
+  }
+
+  /// (a) max(query's core bound, k's, Euclidean float squared distance).
+  EMST_HD EMST_FORCEINLINE float distance2(const Query& q, const PointRecord& r, Index k) const
+  {
+    float const d2 = euclidean.distance2(typename EuclideanMetric<T, Dim>::Query{ q.x }, r, k);
+    return fmaxOf(fmaxOf(q.core, coreBoundOfPoint[k]), d2);
+  }
+
+  /// (b) max(query's core bound, least core bound under the slot, Euclidean box distance).
+  EMST_HD EMST_FORCEINLINE float boxDistance2(
+    const Query& q, const TreeNode<Dim>& node, Index index, int slot) const
+  {
+    float const box =
+      euclidean.boxDistance2(typename EuclideanMetric<T, Dim>::Query{ q.x }, node, index, slot);
+    return fmaxOf(fmaxOf(q.core, leastCoreOfSlot[2 * index + slot]), box);
+  }
+
+  /// (c) The exact key.
+  EMST_HD EMST_FORCEINLINE double key(std::size_t a, std::size_t b) const
+  {
+    double const cores =
+      coreKeyOfPoint[a] > coreKeyOfPoint[b] ? coreKeyOfPoint[a] : coreKeyOfPoint[b];
+    double const d = euclidean.key(a, b);
+    return cores > d ? cores : d;
+  }
+
+  /// (d) The mutual reachability distance in input units, sqrt(key) / scale: the scale is a
+  /// power of two, so for k = 1 this is EuclideanMetric::length bit for bit (absent underflow of
+  /// the unscaled squares).
+  EMST_HD EMST_FORCEINLINE double length(std::size_t a, std::size_t b) const
+  {
+    return sqrt(this->key(a, b)) / euclidean.scale;
   }
 };
 

@@ -319,6 +319,36 @@ struct LabelNodes
   }
 };
 
+/// One point's search for FindMin1, as the hierarchy's walks (searchSubtree, searchUpwards) visit
+/// it: subtrees of the point's own component are skipped whole, boxes beyond the best's limit
+/// are pruned.
+template <class Metric>
+struct ForeignSearch
+{
+  using Query = typename Metric::Query;
+  static constexpr int Dim = Metric::kDim;
+
+  const SearchContext<Metric>* ctx;
+  Query q;
+  Index p;
+  Index comp;
+  Candidate best;
+
+  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
+  {
+    return n.label[slot] != comp ? ctx->metric.boxDistance2(q, n, node, slot) : floatInfinity();
+  }
+  EMST_HD EMST_FORCEINLINE float limit() const { return best.limit; }
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
+  {
+    Index const end = ctx->cells.firstPointOfLeaf[leaf + 1];
+    for (Index k = ctx->cells.firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      ctx->consider(ctx->points.recordOfPoint[k], k, q, p, comp, best);
+    }
+  }
+};
+
 /// FindMin1, one point per thread. Depth-first (nearer child first), pruning subtrees of the
 /// point's own component and boxes beyond the current best, either from the root (top-down) or
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
@@ -327,96 +357,7 @@ struct LabelNodes
 template <class Metric>
 struct FindNearestForeign
 {
-  static constexpr int Dim = Metric::kDim;
-  using Query = typename Metric::Query;
-
   SearchContext<Metric> ctx;
-
-  EMST_HD EMST_FORCEINLINE void scanLeaf(
-    Index leaf, const Query& q, Index p, Index comp, Candidate& best) const
-  {
-    Index const end = ctx.cells.firstPointOfLeaf[leaf + 1];
-    for (Index k = ctx.cells.firstPointOfLeaf[leaf]; k < end; ++k)
-    {
-      ctx.consider(ctx.points.recordOfPoint[k], k, q, p, comp, best);
-    }
-  }
-
-  /// True when every point outside the cell is farther from q than sqrt(limit). In lattice
-  /// units, in double: a point outside has a lattice coordinate out of [lo, hi), and its
-  /// coordinate differs from lattice*scale by the float rounding of that product, at most
-  /// 2^-24 relative; the 2^-23 factors cover it twice over. The cube's outer faces need no test.
-  EMST_HD bool ballInside(std::uint64_t cell, const float* q, float limit) const
-  {
-    std::uint64_t lo[Dim], hi[Dim];
-    MortonCell<Dim>::decode(cell, lo, hi);
-    double const scale = ctx.latticeScale;
-    double const radius = sqrt(static_cast<double>(limit)) * scale * (1.0 + 0x1p-30);
-    double const top = static_cast<double>(std::uint64_t(1) << MortonCell<Dim>::kBits);
-    for (int a = 0; a < Dim; ++a)
-    {
-      double const u = static_cast<double>(q[a]) * scale;
-      double const l = static_cast<double>(lo[a]);
-      double const h = static_cast<double>(hi[a]);
-      if (lo[a] > 0 && !(u - l * (1.0 + 0x1p-23) > radius))
-      {
-        return false;
-      }
-      if (h < top && !(h * (1.0 - 0x1p-23) - u > radius))
-      {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit).
-  EMST_HD EMST_FORCEINLINE void searchSubtree(
-    Index root, const Query& q, Index p, Index comp, Candidate& best) const
-  {
-    // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
-    Index stackNode[64];
-    float stackDistance[64];
-    int top = 0;
-    Index next = root;
-    for (;;)
-    {
-      if (next & kLeafBit)
-      {
-        this->scanLeaf(next & ~kLeafBit, q, p, comp, best);
-        next = kNone;
-      }
-      else
-      {
-        TreeNode<Dim> const n = ctx.tree.nodes[next];
-        float const d0 = n.label[0] != comp ? ctx.metric.boxDistance2(q, n, 0) : floatInfinity();
-        float const d1 = n.label[1] != comp ? ctx.metric.boxDistance2(q, n, 1) : floatInfinity();
-        bool const go0 = d0 <= best.limit;
-        bool const go1 = d1 <= best.limit;
-        if (go0 && go1)
-        {
-          bool const nearFirst = d0 <= d1;
-          stackNode[top] = nearFirst ? n.child[1] : n.child[0];
-          stackDistance[top] = nearFirst ? d1 : d0;
-          ++top;
-          next = nearFirst ? n.child[0] : n.child[1];
-        }
-        else
-        {
-          next = go0 ? n.child[0] : (go1 ? n.child[1] : kNone);
-        }
-      }
-      while (next == kNone && top > 0)
-      {
-        --top;
-        next = stackDistance[top] <= best.limit ? stackNode[top] : kNone;
-      }
-      if (next == kNone)
-      {
-        return;
-      }
-    }
-  }
 
   EMST_HD void operator()(std::size_t index) const
   {
@@ -428,37 +369,21 @@ struct FindNearestForeign
     {
       return;
     }
-    Query const q = ctx.metric.query(self, p);
-    Candidate best = ctx.start(radius);
+    ForeignSearch<Metric> search{ &ctx, ctx.metric.query(self, p), p, comp, ctx.start(radius) };
     if (!ctx.bottomUp)
     {
-      this->searchSubtree(ctx.cells.leaves > 1 ? 0u : kLeafBit, q, p, comp, best);
-      ctx.finish(p, comp, best, radius);
-      return;
+      searchSubtree(ctx.tree.nodes, ctx.cells.leaves > 1 ? 0u : kLeafBit, search);
     }
-    Index const leaf = ctx.points.leafOfPoint[p];
-    this->scanLeaf(leaf, q, p, comp, best);
-    if (ctx.cells.leaves > 1)
+    else
     {
-      for (Index up = ctx.tree.parentOfLeaf[leaf];;)
+      Index const leaf = ctx.points.leafOfPoint[p];
+      search.scanLeaf(leaf);
+      if (ctx.cells.leaves > 1)
       {
-        Index const node = up & ~kSlotBit;
-        int const sibling = (up & kSlotBit) ? 0 : 1;
-        TreeNode<Dim> const& n = ctx.tree.nodes[node];
-        if (n.label[sibling] != comp && ctx.metric.boxDistance2(q, n, sibling) <= best.limit)
-        {
-          this->searchSubtree(n.child[sibling], q, p, comp, best);
-        }
-        up = ctx.tree.parentOfNode[node];
-        if (up == kNone ||
-          (Metric::kBallInCellStops &&
-            this->ballInside(ctx.tree.cellOfNode[node], self.x, best.limit)))
-        {
-          break;
-        }
+        searchUpwards(ctx.tree, leaf, self.x, ctx.latticeScale, Metric::kBallInCellStops, search);
       }
     }
-    ctx.finish(p, comp, best, radius);
+    ctx.finish(p, comp, search.best, radius);
   }
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "emst/Emst.h"
+#include "emst/Hdbscan.h"
 
 #include <string>
 #include <vector>
@@ -38,6 +39,15 @@ void writeF32(const std::string& path, const PointSet& points);
 
 /// Writes the edges as text, one "i j length" line per edge (length with 17 significant digits).
 void writeEdges(const std::string& path, const std::vector<Edge>& edges);
+
+/// Writes HDBSCAN*'s per-point results as text, one "label probability outlier_score
+/// core_distance" line per point (the numbers with 17 significant digits, "nan" where not a
+/// number).
+void writeHdbscanPoints(const std::string& path, const std::vector<double>& coreDistance,
+  const HdbscanClustering& clustering);
+
+/// Writes the condensed tree as text, one "parent child lambda size" line per row.
+void writeCondensedTree(const std::string& path, const std::vector<CondensedTreeRow>& rows);
 
 /// The value of the first member named `key` (at any depth) of a JSON text, when that value is a
 /// number: for the reference files (NAME.ref.json) beside point sets, whose keys are unique. False
