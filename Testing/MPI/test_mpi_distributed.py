@@ -28,8 +28,10 @@ set's reference values (.ref.json):
     points;
   - MST Clusters at the reference's 99th-percentile threshold: the reference's number of clusters,
     every point (ghost copies too) in the same cluster, with the same ClusterId, as with the Gather
-    mode, the same sizes, cluster table (on rank 0 only) and histogram; Single Linkage Hierarchy:
-    n - 1 rows on rank 0, whose heights are the sorted edge lengths.
+    mode, the same sizes, cluster table (on rank 0 only) and histogram; on the first set, with
+    Threshold unset and MinimumClusterSize 0, the Gather mode's threshold and count and the
+    same notes; Single Linkage Hierarchy: n - 1 rows on rank 0, whose heights are the sorted edge
+    lengths.
 Everything runs inside functions, and no builtin that numpy_interface shadows (min, max, sum, all,
 any) is called: ParaView's programmable filters run in this interpreter's __main__ and put its
 parallel reductions there (see test_mpi_data.py).
@@ -270,6 +272,19 @@ def check_clusters(simple, servermanager, args, name, ref, split, tree, gather, 
     fetched = servermanager.Fetch(clusters, idx=1).GetNumberOfRows()
     assert fetched == got["clusters"], "%s: the ranks' tables hold %d rows, not %d" % (label, fetched, got["clusters"])
     if hierarchy:
+        # Properties the cut must interpret as the serial filter does: Threshold not set (the
+        # middle of the edge lengths, said in ClusterMessages), MinimumClusterSize below 1.
+        unset = [simple.MSTClusters(Input=source, CutMode="Threshold", MinimumClusterSize=0) for source in (tree, gather)]
+        cut, serial_cut = (m.copy(servermanager.Fetch(c)) for c in unset)
+        for name in ("ClusterThreshold", "NumberOfClusters"):
+            a, b = (m.array(d, name, "field")[0] for d in (cut, serial_cut))
+            assert a == b, "%s: unset Threshold: %s %r, Gather mode %r" % (label, name, a, b)
+        said = cut.GetFieldData().GetAbstractArray("ClusterMessages")
+        notes = [said.GetValue(k) for k in range(said.GetNumberOfValues())]
+        assert any("middle of the edge lengths" in note for note in notes) and \
+            any("MinimumClusterSize 0 is below 1" in note for note in notes), "%s: ClusterMessages %s" % (label, notes)
+        for c in unset:
+            simple.Delete(c)
         linkage = simple.SingleLinkageHierarchy(Input=tree)
         rows = m.copy(servermanager.Fetch(linkage, 0))
         heights = m.column(rows, "Height").ravel()
