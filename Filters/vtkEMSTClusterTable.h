@@ -34,6 +34,12 @@ void AddGeometry(vtkTable* table, vtkPointSet* points, const int* label,
   const std::vector<vtkIdType>& sizes, const std::vector<vtkIdType>& firstPoint,
   const vtkEMSTPeriodicBox::Box& box = vtkEMSTPeriodicBox::Box(), vtkCellArray* lines = nullptr);
 
+/// The same columns from values already reduced (e.g. over processes): centroids and bounds
+/// have 3 values per cluster.
+void AddColumns(vtkTable* table, const std::vector<vtkIdType>& sizes,
+  const std::vector<vtkIdType>& firstPoint, const std::vector<double>& centroid,
+  const std::vector<double>& boundsMin, const std::vector<double>& boundsMax);
+
 }
 
 #endif

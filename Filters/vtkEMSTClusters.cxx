@@ -46,6 +46,24 @@ struct vtkEMSTClusters::Cache
   vtkDataArray* Lengths = nullptr;
   vtkMTimeType LengthsTime = 0;
   int Backend = -1;
+  /// A distributed tree (the tree filter's Distributed output), cut where it is.
+  std::unique_ptr<vtkEMSTEngineBridge::DistributedClusterTree> Distributed;
+
+  /// Whether the engine's tree was made from this input, lengths and backend.
+  bool Holds(vtkPolyData* input, vtkDataArray* lengths, int backend) const
+  {
+    return this->Input == input && this->InputTime == input->GetMTime() &&
+      this->Lengths == lengths && this->LengthsTime == (lengths ? lengths->GetMTime() : 0) &&
+      this->Backend == backend;
+  }
+  void Remember(vtkPolyData* input, vtkDataArray* lengths, int backend)
+  {
+    this->Input = input;
+    this->InputTime = input->GetMTime();
+    this->Lengths = lengths;
+    this->LengthsTime = lengths ? lengths->GetMTime() : 0;
+    this->Backend = backend;
+  }
 };
 
 namespace
@@ -81,6 +99,18 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
+/// Adds the LongestEdge column (one value per cluster) where the table has it: before FirstPoint.
+void AddLongestEdge(vtkTable* table, const std::vector<double>& longestEdge)
+{
+  auto longest = Named<vtkDoubleArray>("LongestEdge");
+  longest->SetNumberOfTuples(static_cast<vtkIdType>(longestEdge.size()));
+  std::copy(longestEdge.begin(), longestEdge.end(), longest->GetPointer(0));
+  vtkSmartPointer<vtkAbstractArray> first = table->GetColumnByName("FirstPoint");
+  table->RemoveColumnByName("FirstPoint");
+  table->AddColumn(longest);
+  table->AddColumn(first);
+}
+
 /// The table of clusters (output 1): sizes and first points from the cut, the geometry from one
 /// pass over the points (vtkEMSTClusterTable; in a periodic box each cluster unwrapped around
 /// itself along the kept edges), the longest edges from one over the kept edges.
@@ -89,11 +119,7 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
 {
   const int* label = cut.ClusterId->GetPointer(0);
   vtkEMSTClusterTable::AddGeometry(table, points, label, cut.Sizes, cut.FirstPoint, box, cut.Lines);
-  const vtkIdType clusters = static_cast<vtkIdType>(cut.Sizes.size());
-  auto longest = Named<vtkDoubleArray>("LongestEdge");
-  longest->SetNumberOfTuples(clusters);
-  double* edge = longest->GetPointer(0);
-  std::fill(edge, edge + clusters, 0.0);
+  std::vector<double> edge(cut.Sizes.size(), 0.0);
   const vtkIdType kept = cut.Lines->GetNumberOfCells();
   vtkDataArray* ends = cut.Lines->GetConnectivityArray();
   for (vtkIdType e = 0; e < kept; ++e)
@@ -104,18 +130,26 @@ void FillClusterTable(vtkTable* table, vtkPolyData* points,
       edge[c] = std::max(edge[c], cut.EdgeLength->GetValue(e));
     }
   }
-  // LongestEdge stays where it was, before FirstPoint.
-  vtkSmartPointer<vtkAbstractArray> first = table->GetColumnByName("FirstPoint");
-  table->RemoveColumnByName("FirstPoint");
-  table->AddColumn(longest);
-  table->AddColumn(first);
+  AddLongestEdge(table, edge);
 }
 
-/// The edge-length histogram (output 2), from the sorted lengths.
-void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree, int bins)
+/// The ends of the histogram's bins over [0, top]: (b + 1) * top / bins, the last exactly top.
+std::vector<double> BinEnds(double top, int bins)
 {
-  const vtkIdType edges = tree.NumberOfEdges();
-  const double top = edges > 0 ? tree.SortedLength(edges - 1) : 0.0;
+  std::vector<double> ends(static_cast<std::size_t>(bins));
+  const double width = top / bins;
+  for (int b = 0; b < bins; ++b)
+  {
+    ends[static_cast<std::size_t>(b)] = b + 1 == bins ? top : (b + 1) * width;
+  }
+  return ends;
+}
+
+/// The edge-length histogram (output 2): `atMost[b]` edges of length <= the end of bin b (BinEnds),
+/// of a tree over `points` points whose longest edge is `top`.
+void FillHistogram(
+  vtkTable* table, int bins, double top, vtkIdType points, const std::vector<vtkIdType>& atMost)
+{
   auto centre = Named<vtkDoubleArray>("EdgeLength");
   auto start = Named<vtkDoubleArray>("BinStart");
   auto end = Named<vtkDoubleArray>("BinEnd");
@@ -126,17 +160,18 @@ void FillHistogram(vtkTable* table, const vtkEMSTEngineBridge::ClusterTree& tree
     array->SetNumberOfTuples(bins);
   }
   const double width = top / bins;
+  const std::vector<double> ends = BinEnds(top, bins);
   vtkIdType below = 0; // edges of length <= the previous bin's end
   for (int b = 0; b < bins; ++b)
   {
     const double lo = b * width;
-    const double hi = b + 1 == bins ? top : (b + 1) * width;
-    const vtkIdType upTo = tree.EdgesAtMost(hi);
+    const double hi = ends[static_cast<std::size_t>(b)];
+    const vtkIdType upTo = atMost[static_cast<std::size_t>(b)];
     centre->SetValue(b, 0.5 * (lo + hi));
     start->SetValue(b, lo);
     end->SetValue(b, hi);
     count->SetValue(b, upTo - below);
-    groups->SetValue(b, tree.NumberOfPoints() - upTo);
+    groups->SetValue(b, points - upTo);
     below = upTo;
   }
   for (vtkAbstractArray* array :
@@ -203,6 +238,74 @@ double LinkingThreshold(vtkPolyData* input, double b, const vtkEMSTPeriodicBox::
   return b *
     std::ldexp(
       std::pow(std::ldexp(mantissa, r) / static_cast<double>(finite), 1.0 / dimensions), q);
+}
+
+// The properties as the cut uses them, on one process's tree or a distributed one: a value
+// outside its range is clamped or replaced, and the message says so (a user who typed it must
+// learn what was done instead). n: the points in the tree.
+
+double UsableLinkingLength(double b, std::vector<std::string>& messages)
+{
+  if (std::isnan(b))
+  {
+    messages.emplace_back("LinkingLength is NaN: ignored, the default b = 0.2 is used");
+    return 0.2;
+  }
+  if (b < 0.0)
+  {
+    messages.push_back("LinkingLength " + Text(b) + " is negative: b = 0 is used");
+    return 0.0;
+  }
+  return b;
+}
+
+vtkIdType UsableClusterCount(vtkIdType k, vtkIdType n, std::vector<std::string>& messages)
+{
+  if (k < 1)
+  {
+    messages.push_back("NumberOfClusters " + std::to_string(k) + " is below 1: 1 is used");
+    return 1;
+  }
+  if (k > n && n > 0)
+  {
+    messages.push_back("NumberOfClusters " + std::to_string(k) + " exceeds the " +
+      std::to_string(n) + " points: every point is a group of its own");
+  }
+  return k;
+}
+
+/// `shortest`, `longest`: the tree's extreme edge lengths (0 without edges).
+double UsableThreshold(
+  double threshold, double shortest, double longest, std::vector<std::string>& messages)
+{
+  if (threshold >= 0.0)
+  {
+    return threshold;
+  }
+  // Negative (the default: not set) or NaN: the middle of the edge lengths, where ParaView's
+  // slider starts: what the user sees before choosing, and the same number (its domain's mid of
+  // the EdgeLength range).
+  const double middle = 0.5 * (shortest + longest);
+  messages.push_back(
+    (std::isnan(threshold) ? std::string("Threshold is NaN: ignored")
+                           : "Threshold " + Text(threshold) + " is negative: not set") +
+    "; the cut is at the middle of the edge lengths, " + Text(middle));
+  return middle;
+}
+
+vtkIdType UsableMinimumSize(vtkIdType m, vtkIdType n, std::vector<std::string>& messages)
+{
+  if (m < 1)
+  {
+    messages.push_back("MinimumClusterSize " + std::to_string(m) + " is below 1: 1 is used");
+    return 1;
+  }
+  if (m > n && n > 0)
+  {
+    messages.push_back("MinimumClusterSize " + std::to_string(m) + " exceeds the " +
+      std::to_string(n) + " points: every point is noise");
+  }
+  return m;
 }
 
 } // namespace
@@ -295,6 +398,13 @@ int vtkEMSTClusters::RequestData(
 
   // The edge lengths: the selected cell array (the tree's EdgeLength), else computed.
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
+
+  // A tree spread over the processes by the tree filter's Distributed mode is cut where it is,
+  // when every process that holds points holds such a piece (decided together).
+  if (vtkEMSTEngineBridge::IsDistributedTree(this->Controller, local))
+  {
+    return this->RequestDistributed(local, lengths, output, table, histogram, messages);
+  }
   bool gathered = false;
   vtkSmartPointer<vtkPolyData> input =
     vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
@@ -321,9 +431,7 @@ int vtkEMSTClusters::RequestData(
 
   this->UpdateProgress(0.1);
   Cache& cache = *this->TreeCache;
-  const bool fresh = cache.Tree != nullptr && cache.Input == input.GetPointer() && !gathered &&
-    cache.InputTime == input->GetMTime() && cache.Lengths == lengths &&
-    cache.LengthsTime == (lengths ? lengths->GetMTime() : 0) && cache.Backend == backend;
+  const bool fresh = cache.Tree != nullptr && !gathered && cache.Holds(input, lengths, backend);
   if (!fresh)
   {
     cache.Tree.reset();
@@ -338,11 +446,7 @@ int vtkEMSTClusters::RequestData(
       MakeEmpty(output, "none (error)", messages);
       return 1;
     }
-    cache.Input = input;
-    cache.InputTime = input->GetMTime();
-    cache.Lengths = lengths;
-    cache.LengthsTime = lengths ? lengths->GetMTime() : 0;
-    cache.Backend = backend;
+    cache.Remember(input, lengths, backend);
     ++this->TreeUploads;
     for (const std::string& message : cache.Tree->Messages())
     {
@@ -365,43 +469,19 @@ int vtkEMSTClusters::RequestData(
   }
   this->UpdateProgress(0.4);
 
-  // The properties as the cut uses them: a value outside its range is clamped or replaced, and
-  // ClusterMessages says so (a user who typed it must learn what was done instead).
+  // The properties as the cut uses them (ClusterMessages says what was clamped or replaced).
   const vtkIdType n = tree.NumberOfPoints();
   vtkIdType kept = 0;
   double threshold = this->Threshold;
   switch (this->CutMode)
   {
     case LINKING_LENGTH:
-    {
-      double b = this->LinkingLength;
-      if (std::isnan(b))
-      {
-        b = 0.2;
-        messages.emplace_back("LinkingLength is NaN: ignored, the default b = 0.2 is used");
-      }
-      else if (b < 0.0)
-      {
-        messages.push_back("LinkingLength " + Text(b) + " is negative: b = 0 is used");
-        b = 0.0;
-      }
-      threshold = LinkingThreshold(input, b, box);
+      threshold = LinkingThreshold(input, UsableLinkingLength(this->LinkingLength, messages), box);
       kept = tree.EdgesAtMost(threshold);
       break;
-    }
     case NUMBER_OF_CLUSTERS:
     {
-      vtkIdType k = this->NumberOfClusters;
-      if (k < 1)
-      {
-        messages.push_back("NumberOfClusters " + std::to_string(k) + " is below 1: 1 is used");
-        k = 1;
-      }
-      else if (k > n && n > 0)
-      {
-        messages.push_back("NumberOfClusters " + std::to_string(k) + " exceeds the " +
-          std::to_string(n) + " points: every point is a group of its own");
-      }
+      const vtkIdType k = UsableClusterCount(this->NumberOfClusters, n, messages);
       kept = tree.EdgesForGroups(k);
       threshold = kept > 0 ? tree.SortedLength(kept - 1) : 0.0;
       if (n - kept > k && n > 0)
@@ -412,34 +492,15 @@ int vtkEMSTClusters::RequestData(
       break;
     }
     default:
-      if (!(threshold >= 0.0)) // negative (the default: not set) or NaN
-      {
-        // The middle of the edge lengths, where ParaView's slider starts: what the user sees
-        // before choosing, and the same number (its domain's mid of the EdgeLength range).
-        const vtkIdType edges = tree.NumberOfEdges();
-        const double middle =
-          edges > 0 ? 0.5 * (tree.SortedLength(0) + tree.SortedLength(edges - 1)) : 0.0;
-        messages.push_back(
-          (std::isnan(threshold) ? std::string("Threshold is NaN: ignored")
-                                 : "Threshold " + Text(threshold) + " is negative: not set") +
-          "; the cut is at the middle of the edge lengths, " + Text(middle));
-        threshold = middle;
-      }
+    {
+      const vtkIdType edges = tree.NumberOfEdges();
+      threshold = UsableThreshold(threshold, edges > 0 ? tree.SortedLength(0) : 0.0,
+        edges > 0 ? tree.SortedLength(edges - 1) : 0.0, messages);
       kept = tree.EdgesAtMost(threshold);
       break;
+    }
   }
-  vtkIdType minimumSize = this->MinimumClusterSize;
-  if (minimumSize < 1)
-  {
-    messages.push_back(
-      "MinimumClusterSize " + std::to_string(minimumSize) + " is below 1: 1 is used");
-    minimumSize = 1;
-  }
-  else if (minimumSize > n && n > 0)
-  {
-    messages.push_back("MinimumClusterSize " + std::to_string(minimumSize) + " exceeds the " +
-      std::to_string(n) + " points: every point is noise");
-  }
+  const vtkIdType minimumSize = UsableMinimumSize(this->MinimumClusterSize, n, messages);
 
   this->SetProgressText("Cutting the tree");
   vtkEMSTEngineBridge::ClusterTree::Cut cut = tree.CutTree(kept, minimumSize);
@@ -472,7 +533,118 @@ int vtkEMSTClusters::RequestData(
   }
 
   FillClusterTable(table, output, cut, box);
-  FillHistogram(histogram, tree, this->HistogramBins);
+  const vtkIdType edges = tree.NumberOfEdges();
+  const double top = edges > 0 ? tree.SortedLength(edges - 1) : 0.0;
+  std::vector<vtkIdType> atMost;
+  for (double end : BinEnds(top, this->HistogramBins))
+  {
+    atMost.push_back(tree.EdgesAtMost(end));
+  }
+  FillHistogram(histogram, this->HistogramBins, top, tree.NumberOfPoints(), atMost);
+  this->UpdateProgress(1.0);
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* lengths,
+  vtkPolyData* output, vtkTable* table, vtkTable* histogram, std::vector<std::string>& messages)
+{
+  vtkMultiProcessController* controller = this->Controller;
+  const int processes = controller->GetNumberOfProcesses();
+  Cache& cache = *this->TreeCache;
+  // A new tree when any process has a new piece: building it is collective.
+  constexpr int anyBackend = -1; // the distributed cut runs on the CPU
+  const int stale = cache.Distributed == nullptr || !cache.Holds(input, lengths, anyBackend);
+  int anyStale = 0;
+  controller->AllReduce(&stale, &anyStale, 1, vtkCommunicator::MAX_OP);
+  if (anyStale)
+  {
+    cache.Tree.reset();
+    cache.Distributed.reset();
+    vtkEMSTEngineBridge::Status status;
+    this->SetProgressText("Handing the tree to the engine");
+    cache.Distributed = vtkEMSTEngineBridge::DistributedClusterTree::Create(input, lengths,
+      input->GetPointData()->GetArray("EMSTGlobalId"),
+      input->GetPointData()->GetArray("EMSTOwnerRank"), controller, status);
+    this->SetProgressText(nullptr);
+    if (cache.Distributed == nullptr)
+    {
+      vtkErrorMacro(<< status.ErrorMessage);
+      messages.push_back("error: " + status.ErrorMessage);
+      MakeEmpty(output, "none (error)", messages);
+      return 1;
+    }
+    cache.Remember(input, lengths, anyBackend);
+    ++this->TreeUploads;
+  }
+  vtkEMSTEngineBridge::DistributedClusterTree& tree = *cache.Distributed;
+  if (this->Backend == CUDA)
+  {
+    messages.emplace_back("a distributed tree is cut on the CPU of every process");
+  }
+  this->UpdateProgress(0.4);
+
+  // The properties as the serial cut uses them; every value here is global, so every process
+  // decides the same.
+  const vtkIdType points = tree.NumberOfPoints();
+  const vtkIdType minimumSize = UsableMinimumSize(this->MinimumClusterSize, points, messages);
+  vtkEMSTEngineBridge::DistributedClusterTree::Cut cut;
+  switch (this->CutMode)
+  {
+    case LINKING_LENGTH:
+      cut = tree.CutTree(
+        tree.LinkingThreshold(UsableLinkingLength(this->LinkingLength, messages)), -1, minimumSize);
+      break;
+    case NUMBER_OF_CLUSTERS:
+    {
+      const vtkIdType k = UsableClusterCount(this->NumberOfClusters, points, messages);
+      const vtkIdType kept = std::max<vtkIdType>(0, std::min(points - k, tree.NumberOfEdges()));
+      if (points - kept > k && points > 0)
+      {
+        messages.push_back("the input forest has more components than NumberOfClusters: " +
+          std::to_string(points - kept) + " groups");
+      }
+      cut = tree.CutTree(0.0, kept, minimumSize);
+      break;
+    }
+    default:
+      cut = tree.CutTree(
+        UsableThreshold(this->Threshold, tree.ShortestEdge(), tree.LongestEdge(), messages), -1,
+        minimumSize);
+      break;
+  }
+  if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
+  {
+    vtkErrorMacro(<< cut.Outcome.ErrorMessage);
+    messages.push_back("error: " + cut.Outcome.ErrorMessage);
+    cache.Distributed.reset();
+    MakeEmpty(output, "none (error)", messages);
+    return 1;
+  }
+  // The histogram's counts are collective, its table (like the cluster table) on process 0 only:
+  // ParaView's reduction of a table appends the processes' rows.
+  const double top = tree.LongestEdge();
+  const std::vector<vtkIdType> atMost = tree.EdgesAtMost(BinEnds(top, this->HistogramBins));
+  this->UpdateProgress(0.7);
+
+  output->Initialize();
+  output->SetPoints(input->GetPoints());
+  output->GetPointData()->ShallowCopy(input->GetPointData());
+  output->GetPointData()->AddArray(cut.ClusterId);
+  output->GetPointData()->AddArray(cut.ClusterSize);
+  output->GetPointData()->SetActiveScalars("ClusterId");
+  output->SetLines(cut.Lines);
+  output->GetCellData()->AddArray(cut.EdgeLength);
+  AddFieldData(output, cut.Threshold, cut.Clusters, cut.NoisePoints,
+    "CPU (distributed over " + std::to_string(processes) + " processes)", cut.Milliseconds,
+    messages);
+  if (controller->GetLocalProcessId() == 0)
+  {
+    vtkEMSTClusterTable::AddColumns(
+      table, cut.Sizes, cut.FirstPoint, cut.Centroid, cut.BoundsMin, cut.BoundsMax);
+    AddLongestEdge(table, cut.LongestEdge);
+    FillHistogram(histogram, this->HistogramBins, top, points, atMost);
+  }
   this->UpdateProgress(1.0);
   return 1;
 }

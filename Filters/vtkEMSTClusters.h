@@ -58,9 +58,15 @@
  * tree was computed, when the input says so (the tree filter's field data `EMSTBackendId`: the
  * GPU when it is usable, as for the tree, or the CPU); else the GPU when usable, else the CPU.
  *
- * Parallel runs: the tree filter leaves the whole tree on process 0, where the cut runs. When
- * the input is spread over several processes, it is gathered on process 0 first; the other
- * processes output nothing, so cluster ids are those of the one global cut.
+ * Parallel runs: a tree from the tree filter's Distributed mode (point arrays `EMSTGlobalId` and
+ * `EMSTOwnerRank` on every process that holds points) is cut where it is: the processes join
+ * their groups across process boundaries with a distributed union-find, and every output point,
+ * ghost copies included, gets the global `ClusterId` (0 = the largest cluster of all processes,
+ * ties by smallest global id) and `ClusterSize`; each process outputs its own kept edges; the
+ * cluster table (FirstPoint: the cluster's smallest global id) and the histogram are on process 0,
+ * the other processes' tables are empty; the cut runs on the CPU. Any other tree spread over
+ * several processes (e.g. the Gather mode's, or one read back from a file) is gathered on process
+ * 0 first; the other processes output nothing, so cluster ids are those of the one global cut.
  */
 #ifndef vtkEMSTClusters_h
 #define vtkEMSTClusters_h
@@ -70,8 +76,13 @@
 #include "vtkPolyDataAlgorithm.h"
 
 #include <memory> // for std::unique_ptr
+#include <string> // for the messages of RequestDistributed
+#include <vector> // for the messages of RequestDistributed
 
+class vtkDataArray;
 class vtkMultiProcessController;
+class vtkPolyData;
+class vtkTable;
 
 class EMSTFILTERS_EXPORT vtkEMSTClusters : public vtkPolyDataAlgorithm
 {
@@ -165,6 +176,9 @@ protected:
   int FillInputPortInformation(int port, vtkInformation* info) override;
   int FillOutputPortInformation(int port, vtkInformation* info) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  /// The cut of a distributed tree, on every process.
+  int RequestDistributed(vtkPolyData* input, vtkDataArray* lengths, vtkPolyData* output,
+    vtkTable* table, vtkTable* histogram, std::vector<std::string>& messages);
 
   int CutMode = THRESHOLD;
   double Threshold = -1.0;

@@ -3,8 +3,10 @@
 #include "vtkEMSTEngineBridge.h"
 
 #include "vtkEMSTArrays.h"
+#include "vtkEMSTParallel.h"
 
 #include "emst/Clusters.h"
+#include "emst/Distributed.h"
 #include "emst/Emst.h"
 #include "emst/Hdbscan.h"
 
@@ -18,6 +20,7 @@
 #include "vtkDoubleArray.h"
 #include "vtkIdTypeArray.h"
 #include "vtkIntArray.h"
+#include "vtkMultiProcessController.h"
 #include "vtkPointData.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
@@ -29,9 +32,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <new>
+#include <numeric>
 #include <sstream>
+#include <unordered_map>
 
 namespace vtkEMSTEngineBridge
 {
@@ -932,14 +938,24 @@ ClusterTree::Cut ClusterTree::CutTree(vtkIdType kept, vtkIdType minimumClusterSi
   return cut;
 }
 
-ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
+namespace
 {
-  Hierarchy h;
+/// A hierarchy's named arrays, empty.
+ClusterTree::Hierarchy EmptyHierarchy()
+{
+  ClusterTree::Hierarchy h;
   h.Cluster1 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster1");
   h.Cluster2 = vtkEMSTArrays::Named<vtkIdTypeArray>("Cluster2");
   h.Height = vtkEMSTArrays::Named<vtkDoubleArray>("Height");
   h.Size = vtkEMSTArrays::Named<vtkIdTypeArray>("Size");
   h.LeafPointId = vtkEMSTArrays::Named<vtkIdTypeArray>("LeafPointId");
+  return h;
+}
+}
+
+ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
+{
+  Hierarchy h = EmptyHierarchy();
   h.Outcome = Guarded(
     [&]
     {
@@ -964,6 +980,709 @@ ClusterTree::Hierarchy ClusterTree::ComputeHierarchy() const
         h.Cluster2->SetValue(r, static_cast<vtkIdType>(merge.second));
         h.Height->SetValue(r, merge.height);
         h.Size->SetValue(r, static_cast<vtkIdType>(merge.size));
+      }
+    });
+  return h;
+}
+
+//------------------------------------------------------------------------------
+// Distributed: the engine's Communicator over the controller, the tree, the cut.
+namespace
+{
+
+/// emst::Communicator over a vtkMultiProcessController (all-to-all: vtkEMSTParallel's rounds).
+class ControllerCommunicator : public emst::Communicator
+{
+public:
+  explicit ControllerCommunicator(vtkMultiProcessController* controller)
+    : Controller(controller)
+  {
+  }
+  int rank() const override { return this->Controller->GetLocalProcessId(); }
+  int size() const override { return this->Controller->GetNumberOfProcesses(); }
+  void barrier() override { this->Controller->Barrier(); }
+  void allReduce(double* values, std::size_t count, Op op) override
+  {
+    const std::vector<double> mine(values, values + count);
+    this->Check(this->Controller->AllReduce(
+                  mine.data(), values, static_cast<vtkIdType>(count), Operation(op)) != 0,
+      "AllReduce");
+  }
+  void allReduce(std::uint64_t* values, std::size_t count, Op op) override
+  {
+    // unsigned long long: the controller's 64-bit unsigned overload on every platform.
+    std::vector<unsigned long long> mine(values, values + count), all(count);
+    this->Check(this->Controller->AllReduce(
+                  mine.data(), all.data(), static_cast<vtkIdType>(count), Operation(op)) != 0,
+      "AllReduce");
+    std::copy(all.begin(), all.end(), values);
+  }
+  void allGatherv(const std::vector<std::uint8_t>& send, std::vector<std::uint8_t>& receive,
+    std::vector<std::size_t>& counts) override
+  {
+    std::vector<std::vector<std::uint8_t>> out(static_cast<std::size_t>(this->size()), send), in;
+    this->allToAllv(out, in);
+    receive.clear();
+    counts.clear();
+    for (const auto& piece : in)
+    {
+      counts.push_back(piece.size());
+      receive.insert(receive.end(), piece.begin(), piece.end());
+    }
+  }
+  void allToAllv(std::vector<std::vector<std::uint8_t>>& send,
+    std::vector<std::vector<std::uint8_t>>& receive) override
+  {
+    this->Check(
+      vtkEMSTParallel::AllToAll(this->Controller, send, receive), "an all-to-all exchange");
+  }
+
+private:
+  static int Operation(Op op)
+  {
+    return op == Op::Sum ? vtkCommunicator::SUM_OP
+                         : (op == Op::Min ? vtkCommunicator::MIN_OP : vtkCommunicator::MAX_OP);
+  }
+  void Check(bool ok, const char* what) const
+  {
+    if (!ok)
+    {
+      throw emst::Error(
+        emst::ErrorCode::Internal, std::string("process communication failed (") + what + ")");
+    }
+  }
+  vtkMultiProcessController* Controller;
+};
+
+/// Runs f() on every process, then makes a failure on one process a failure on all (the same
+/// status everywhere: the failed process's message, or "process r failed").
+template <class F>
+Status GuardedTogether(ControllerCommunicator& comm, F&& f)
+{
+  Status status = Guarded(std::forward<F>(f));
+  // [0]: the first failed process (size when none), [1]: whether it was a cancel.
+  std::uint64_t first = status.Code == Status::Ok ? static_cast<std::uint64_t>(comm.size())
+                                                  : static_cast<std::uint64_t>(comm.rank());
+  comm.allReduce(&first, 1, emst::Communicator::Op::Min);
+  if (first == static_cast<std::uint64_t>(comm.size()))
+  {
+    return status;
+  }
+  std::uint64_t cancelled =
+    first == static_cast<std::uint64_t>(comm.rank()) && status.Code == Status::Cancelled ? 1 : 0;
+  comm.allReduce(&cancelled, 1, emst::Communicator::Op::Max);
+  if (status.Code == Status::Ok)
+  {
+    status.Code = cancelled ? Status::Cancelled : Status::Failed;
+    status.ErrorMessage = "EMST engine: process " + std::to_string(first) + " failed";
+  }
+  return status;
+}
+
+/// A record of the exchanges below.
+struct IdPair
+{
+  std::uint64_t first;
+  std::uint64_t second;
+};
+
+/// One round trip: asks[d] go to process d, which answers each with answer(value); the answers
+/// come back in the order asked.
+template <class Answer>
+std::vector<std::vector<std::uint64_t>> AskEach(ControllerCommunicator& comm,
+  const std::vector<std::vector<std::uint64_t>>& asks, Answer&& answer)
+{
+  auto toBytes = [](const std::vector<std::uint64_t>& v)
+  {
+    std::vector<std::uint8_t> b(v.size() * sizeof(std::uint64_t));
+    if (!v.empty())
+    {
+      std::memcpy(b.data(), v.data(), b.size());
+    }
+    return b;
+  };
+  auto fromBytes = [](const std::vector<std::uint8_t>& b)
+  {
+    std::vector<std::uint64_t> v(b.size() / sizeof(std::uint64_t));
+    if (!v.empty())
+    {
+      std::memcpy(v.data(), b.data(), v.size() * sizeof(std::uint64_t));
+    }
+    return v;
+  };
+  std::vector<std::vector<std::uint8_t>> out, in;
+  for (const auto& a : asks)
+  {
+    out.push_back(toBytes(a));
+  }
+  comm.allToAllv(out, in);
+  out.clear();
+  for (const auto& b : in)
+  {
+    std::vector<std::uint64_t> values = fromBytes(b);
+    for (std::uint64_t& v : values)
+    {
+      v = answer(v);
+    }
+    out.push_back(toBytes(values));
+  }
+  comm.allToAllv(out, in);
+  std::vector<std::vector<std::uint64_t>> replies;
+  for (const auto& b : in)
+  {
+    replies.push_back(fromBytes(b));
+  }
+  return replies;
+}
+
+/// 2D for all processes when every process with points is planar at one same z.
+void AgreeOnDimension(ControllerCommunicator& comm, Cloud& cloud)
+{
+  double z = 0.0;
+  const bool planar = cloud.View.count > 0 &&
+    (cloud.View.scalarType == emst::ScalarType::Float32
+        ? IsPlanar(static_cast<const float*>(cloud.View.data), cloud.View.count, &z)
+        : IsPlanar(static_cast<const double*>(cloud.View.data), cloud.View.count, &z));
+  std::uint64_t counts[2] = { cloud.View.count > 0 && !planar ? 1u : 0u,
+    cloud.View.count > 0 ? 1u : 0u };
+  comm.allReduce(counts, 2, emst::Communicator::Op::Sum);
+  const double inf = std::numeric_limits<double>::infinity();
+  double range[2] = { planar ? z : inf, planar ? -z : inf };
+  comm.allReduce(range, 2, emst::Communicator::Op::Min);
+  const bool flat = counts[1] > 0 && counts[0] == 0 && range[0] == -range[1];
+  cloud.View.dimension = flat ? 2 : 3;
+}
+
+} // namespace
+
+DistributedTree ComputeDistributedTree(
+  const Request& request, vtkMultiProcessController* controller)
+{
+  DistributedTree tree;
+  tree.Lines = vtkSmartPointer<vtkCellArray>::New();
+  tree.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
+  tree.GlobalIds = vtkEMSTArrays::Named<vtkIdTypeArray>("EMSTGlobalId");
+  ControllerCommunicator comm(controller);
+  tree.Processes = comm.size();
+  for (const PointBlock& block : request.Blocks)
+  {
+    tree.OwnPoints += block.Points->GetNumberOfPoints();
+  }
+  auto report = [&request](double fraction, const char* step)
+  { return !request.Progress || request.Progress(fraction, step); };
+
+  Cloud cloud;
+  tree.Outcome = GuardedTogether(comm, [&] { PrepareCloud(request, cloud, tree); });
+  if (tree.Outcome.Code != Status::Ok)
+  {
+    return tree;
+  }
+  emst::DistributedResult result;
+  // Auto without a usable GPU: noted at every run, warned with once per process (ComputeTree's
+  // rule); a process without points runs no local tree and says nothing.
+  const BackendChoice choice = cloud.View.count == 0
+    ? BackendChoice{ request.Backend, std::string(), false }
+    : ChooseBackend(request.Backend, "no usable CUDA device (", "); ran on the CPU");
+  tree.Outcome = Guarded(
+    [&]
+    {
+      AgreeOnDimension(comm, cloud);
+      emst::DistributedOptions options;
+      options.engine.backend = ToEngineBackend(choice.Backend);
+      options.engine.progress = [&report](double fraction, const char* step)
+      { return report(GatherShare + EngineShare * fraction, step); };
+      result = emst::computeDistributedEmst(cloud.View, comm, options);
+    });
+  if (tree.Outcome.Code != Status::Ok)
+  {
+    return tree; // the engine's failures are the same on every process
+  }
+
+  // Output ids: own tree point k, and the ghosts ordered by (owner, global id).
+  const std::vector<vtkIdType>* outputIds =
+    cloud.OutputIdOfTreePoint.empty() ? nullptr : &cloud.OutputIdOfTreePoint;
+  auto ownOutput = [outputIds](std::uint32_t k)
+  { return outputIds ? (*outputIds)[k] : static_cast<vtkIdType>(k); };
+  const std::vector<emst::RemotePoint>& remote = result.remotePoints;
+  std::vector<std::uint32_t> ghostOrder(remote.size());
+  std::iota(ghostOrder.begin(), ghostOrder.end(), 0u);
+  std::sort(ghostOrder.begin(), ghostOrder.end(),
+    [&remote](std::uint32_t a, std::uint32_t b)
+    {
+      return remote[a].rank != remote[b].rank ? remote[a].rank < remote[b].rank
+                                              : remote[a].globalId < remote[b].globalId;
+    });
+  std::vector<vtkIdType> ghostOfRemote(remote.size());
+  for (std::size_t g = 0; g < ghostOrder.size(); ++g)
+  {
+    ghostOfRemote[ghostOrder[g]] = tree.OwnPoints + static_cast<vtkIdType>(g);
+    tree.GhostGlobalIds.push_back(static_cast<vtkIdType>(remote[ghostOrder[g]].globalId));
+    tree.GhostOwners.push_back(static_cast<int>(remote[ghostOrder[g]].rank));
+  }
+  // The owners name the ghosts' output ids (their tree points' ids in their own output).
+  std::vector<std::vector<std::uint64_t>> asks(static_cast<std::size_t>(comm.size()));
+  for (std::uint32_t g : ghostOrder)
+  {
+    asks[remote[g].rank].push_back(remote[g].localIndex);
+  }
+  tree.Outcome = GuardedTogether(comm,
+    [&]
+    {
+      const std::vector<std::vector<std::uint64_t>> replies = AskEach(comm, asks,
+        [&](std::uint64_t k)
+        { return static_cast<std::uint64_t>(ownOutput(static_cast<std::uint32_t>(k))); });
+      for (const auto& from : replies)
+      {
+        for (std::uint64_t id : from)
+        {
+          tree.GhostOwnerPoints.push_back(static_cast<vtkIdType>(id));
+        }
+      }
+      tree.GlobalIds->SetNumberOfValues(tree.OwnPoints);
+      tree.GlobalIds->FillValue(-1);
+      for (std::size_t k = 0; k < cloud.View.count; ++k)
+      {
+        tree.GlobalIds->SetValue(ownOutput(static_cast<std::uint32_t>(k)),
+          static_cast<vtkIdType>(result.firstGlobalId + k));
+      }
+      const vtkIdType count = static_cast<vtkIdType>(result.edges.size());
+      auto offsets = vtkSmartPointer<vtkIdTypeArray>::New();
+      auto connectivity = vtkSmartPointer<vtkIdTypeArray>::New();
+      offsets->SetNumberOfValues(count + 1);
+      connectivity->SetNumberOfValues(2 * count);
+      tree.EdgeLength->SetNumberOfValues(count);
+      for (vtkIdType e = 0; e < count; ++e)
+      {
+        const emst::DistributedEdge& edge = result.edges[static_cast<std::size_t>(e)];
+        offsets->SetValue(e, 2 * e);
+        connectivity->SetValue(2 * e, ownOutput(edge.localI));
+        connectivity->SetValue(
+          2 * e + 1, edge.jRemote ? ghostOfRemote[edge.localJ] : ownOutput(edge.localJ));
+        tree.EdgeLength->SetValue(e, edge.length);
+      }
+      offsets->SetValue(count, 2 * count);
+      tree.Lines->SetData(offsets, connectivity);
+    });
+  if (tree.Outcome.Code != Status::Ok)
+  {
+    tree.Lines->Initialize();
+    tree.EdgeLength->Initialize();
+    return tree;
+  }
+  const bool ran = result.stats.localValidPoints >= 2;
+  tree.TotalLength = result.totalWeight;
+  tree.BackendDescription = ran ? DescribeBackend(result.localStats) : "none (no local tree)";
+  tree.BackendId = ran ? FromEngineBackend(result.localStats.backend) : 0;
+  tree.ComputeMilliseconds = result.stats.milliseconds;
+  tree.PointsInTree = static_cast<vtkIdType>(result.stats.globalValidPoints);
+  tree.ExchangedPoints = static_cast<vtkIdType>(result.stats.exchangedPoints);
+  tree.Rounds = result.stats.rounds;
+  tree.Messages = result.messages;
+  if (!choice.Note.empty())
+  {
+    (choice.Warn ? tree.Messages : tree.Notes)
+      .insert((choice.Warn ? tree.Messages : tree.Notes).begin(), choice.Note);
+  }
+  std::ostringstream path;
+  path << "distributed over " << comm.size() << " processes, "
+       << (cloud.Copied ? "copied " : "zero-copy ")
+       << (cloud.View.scalarType == emst::ScalarType::Float32 ? "float32 " : "float64 ")
+       << cloud.View.dimension << "D";
+  if (tree.GhostPoints > 0)
+  {
+    path << ", " << tree.GhostPoints << " ghost points left out";
+  }
+  tree.InputPath = path.str();
+  report(1.0, "Done");
+  return tree;
+}
+
+//------------------------------------------------------------------------------
+bool IsDistributedTree(vtkMultiProcessController* controller, vtkPolyData* piece)
+{
+  if (controller == nullptr || controller->GetNumberOfProcesses() < 2)
+  {
+    return false;
+  }
+  const bool holds = piece != nullptr && piece->GetNumberOfPoints() > 0;
+  const bool named = holds && piece->GetPointData()->GetArray("EMSTGlobalId") != nullptr &&
+    piece->GetPointData()->GetArray("EMSTOwnerRank") != nullptr;
+  int votes[2] = { named ? 1 : 0, holds && !named ? 1 : 0 };
+  int all[2] = { 0, 0 };
+  controller->AllReduce(votes, all, 2, vtkCommunicator::SUM_OP);
+  return all[0] > 0 && all[1] == 0;
+}
+
+struct DistributedClusterTree::Internals
+{
+  explicit Internals(vtkMultiProcessController* controller)
+    : Comm(controller)
+  {
+  }
+  ControllerCommunicator Comm;
+  vtkPolyData* Tree = nullptr;           // the input, borrowed for the cuts
+  std::vector<vtkIdType> OwnOfPoint;     ///< [output points] own index, or -1 for a ghost
+  std::vector<vtkIdType> PointOfOwn;     ///< [own points] output point id
+  std::vector<vtkIdType> GhostPoints;    ///< output ids of the ghosts
+  std::vector<std::uint64_t> GhostIds;   ///< their global ids
+  std::vector<std::uint32_t> GhostOwner; ///< their processes
+  std::unordered_map<std::uint64_t, vtkIdType> PointOfGhostId;
+  std::vector<std::uint64_t> OwnIds; ///< [own points] global ids
+  std::unique_ptr<emst::DistributedTreeCutter> Cutter;
+  std::vector<std::string> Messages;
+};
+
+DistributedClusterTree::DistributedClusterTree() = default;
+DistributedClusterTree::~DistributedClusterTree() = default;
+
+std::unique_ptr<DistributedClusterTree> DistributedClusterTree::Create(vtkPolyData* tree,
+  vtkDataArray* lengths, vtkDataArray* globalIds, vtkDataArray* owners,
+  vtkMultiProcessController* controller, Status& status)
+{
+  std::unique_ptr<DistributedClusterTree> result(new DistributedClusterTree);
+  result->Data.reset(new Internals(controller));
+  Internals& d = *result->Data;
+  d.Tree = tree;
+  std::vector<emst::ForestEdge> forest;
+  status = GuardedTogether(d.Comm,
+    [&]
+    {
+      const vtkIdType n = tree->GetNumberOfPoints();
+      if (globalIds == nullptr || owners == nullptr || globalIds->GetNumberOfTuples() != n ||
+        owners->GetNumberOfTuples() != n)
+      {
+        throw emst::Error(emst::ErrorCode::InvalidInput,
+          "the input is not a distributed tree: EMSTGlobalId or EMSTOwnerRank is missing or short");
+      }
+      auto* ghosts = vtkUnsignedCharArray::SafeDownCast(
+        tree->GetPointData()->GetArray(vtkDataSetAttributes::GhostArrayName()));
+      d.OwnOfPoint.assign(static_cast<std::size_t>(n), -1);
+      std::vector<vtkIdType> unnamed; // own points without a global id (left out of the tree)
+      for (vtkIdType k = 0; k < n; ++k)
+      {
+        const bool ghost = ghosts != nullptr && ghosts->GetNumberOfTuples() == n &&
+          (ghosts->GetValue(k) & vtkDataSetAttributes::DUPLICATEPOINT) != 0;
+        const double id = globalIds->GetComponent(k, 0);
+        if (ghost)
+        {
+          const double owner = owners->GetComponent(k, 0);
+          if (!(id >= 0.0) || !(owner >= 0.0) || owner >= d.Comm.size())
+          {
+            throw emst::Error(emst::ErrorCode::InvalidInput,
+              "ghost point " + std::to_string(k) + " has no global id or owner process");
+          }
+          d.PointOfGhostId[static_cast<std::uint64_t>(id)] = k;
+          d.GhostPoints.push_back(k);
+          d.GhostIds.push_back(static_cast<std::uint64_t>(id));
+          d.GhostOwner.push_back(static_cast<std::uint32_t>(owner));
+          continue;
+        }
+        d.OwnOfPoint[static_cast<std::size_t>(k)] = static_cast<vtkIdType>(d.PointOfOwn.size());
+        d.PointOfOwn.push_back(k);
+        d.OwnIds.push_back(id >= 0.0 ? static_cast<std::uint64_t>(id) : 0);
+        if (!(id >= 0.0))
+        {
+          unnamed.push_back(static_cast<vtkIdType>(d.OwnIds.size() - 1));
+        }
+      }
+      // Points left out of the tree get ids after all the tree's, in process order.
+      std::uint64_t top[2] = { 0, unnamed.size() };
+      for (std::uint64_t id : d.OwnIds)
+      {
+        top[0] = std::max(top[0], id + 1);
+      }
+      std::vector<std::uint64_t> counts(static_cast<std::size_t>(d.Comm.size()), 0);
+      counts[static_cast<std::size_t>(d.Comm.rank())] = top[1];
+      d.Comm.allReduce(top, 1, emst::Communicator::Op::Max);
+      d.Comm.allReduce(counts.data(), counts.size(), emst::Communicator::Op::Sum);
+      std::uint64_t next = top[0];
+      for (int r = 0; r < d.Comm.rank(); ++r)
+      {
+        next += counts[static_cast<std::size_t>(r)];
+      }
+      for (vtkIdType own : unnamed)
+      {
+        d.OwnIds[static_cast<std::size_t>(own)] = next++;
+      }
+      // A distributed tree is never periodic (the tree filter gathers a periodic one).
+      for (const emst::Edge& e : ReadEdges(tree, lengths, vtkEMSTPeriodicBox::Box()))
+      {
+        const vtkIdType a = d.OwnOfPoint[e.i], b = d.OwnOfPoint[e.j];
+        if (a < 0 && b < 0)
+        {
+          throw emst::Error(emst::ErrorCode::InvalidInput,
+            "an edge joins two ghost points: each edge must have an end held by its process");
+        }
+        const vtkIdType local = a >= 0 ? a : b;
+        const vtkIdType other = a >= 0 ? b : a;
+        const vtkIdType otherPoint =
+          a >= 0 ? static_cast<vtkIdType>(e.j) : static_cast<vtkIdType>(e.i);
+        const std::uint64_t localId = d.OwnIds[static_cast<std::size_t>(local)];
+        std::uint64_t otherId;
+        emst::ForestEdge f;
+        if (other >= 0)
+        {
+          otherId = d.OwnIds[static_cast<std::size_t>(other)];
+          f.otherLocal = static_cast<std::uint32_t>(other);
+        }
+        else
+        {
+          otherId = static_cast<std::uint64_t>(globalIds->GetComponent(otherPoint, 0));
+          f.otherRemote = true;
+          f.otherRank = static_cast<std::uint32_t>(owners->GetComponent(otherPoint, 0));
+        }
+        f.i = std::min(localId, otherId);
+        f.j = std::max(localId, otherId);
+        f.localIsI = localId < otherId;
+        f.localEnd = static_cast<std::uint32_t>(local);
+        f.length = e.length;
+        forest.push_back(f);
+      }
+    });
+  if (status.Code != Status::Ok)
+  {
+    return nullptr;
+  }
+  status = Guarded(
+    [&]
+    {
+      d.Cutter = std::make_unique<emst::DistributedTreeCutter>(
+        d.Comm, d.PointOfOwn.size(), d.OwnIds.data(), std::move(forest));
+    });
+  if (status.Code != Status::Ok)
+  {
+    return nullptr;
+  }
+  return result;
+}
+
+vtkIdType DistributedClusterTree::NumberOfPoints() const
+{
+  return static_cast<vtkIdType>(this->Data->Cutter->globalPoints());
+}
+
+vtkIdType DistributedClusterTree::NumberOfEdges() const
+{
+  return static_cast<vtkIdType>(this->Data->Cutter->globalEdges());
+}
+
+double DistributedClusterTree::LongestEdge() const
+{
+  return this->Data->Cutter->longestEdge();
+}
+
+double DistributedClusterTree::ShortestEdge()
+{
+  emst::DistributedTreeCutter& cutter = *this->Data->Cutter;
+  return cutter.globalEdges() > 0 ? cutter.kthEdge(1).length : 0.0;
+}
+
+const std::vector<std::string>& DistributedClusterTree::Messages() const
+{
+  return this->Data->Messages;
+}
+
+std::vector<vtkIdType> DistributedClusterTree::EdgesAtMost(const std::vector<double>& thresholds)
+{
+  const std::vector<std::uint64_t> counts = this->Data->Cutter->edgesAtMost(thresholds);
+  return std::vector<vtkIdType>(counts.begin(), counts.end());
+}
+
+double DistributedClusterTree::LinkingThreshold(double b)
+{
+  Internals& d = *this->Data;
+  const double inf = std::numeric_limits<double>::infinity();
+  double box[6] = { inf, inf, inf, inf, inf, inf }; // lo, then -hi
+  std::uint64_t finite = 0;
+  double p[3];
+  for (vtkIdType k : d.PointOfOwn)
+  {
+    d.Tree->GetPoint(k, p);
+    if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]))
+    {
+      continue;
+    }
+    ++finite;
+    for (int a = 0; a < 3; ++a)
+    {
+      box[a] = std::min(box[a], p[a]);
+      box[3 + a] = std::min(box[3 + a], -p[a]);
+    }
+  }
+  d.Comm.allReduce(box, 6, emst::Communicator::Op::Min);
+  d.Comm.allReduce(&finite, 1, emst::Communicator::Op::Sum);
+  double volume = 1.0;
+  int dimensions = 0;
+  for (int a = 0; a < 3 && finite > 0; ++a)
+  {
+    if (-box[3 + a] > box[a])
+    {
+      volume *= -box[3 + a] - box[a];
+      ++dimensions;
+    }
+  }
+  return dimensions == 0 ? 0.0
+                         : b * std::pow(volume / static_cast<double>(finite), 1.0 / dimensions);
+}
+
+DistributedClusterTree::Cut DistributedClusterTree::CutTree(
+  double threshold, vtkIdType keepEdges, vtkIdType minimumClusterSize)
+{
+  Internals& d = *this->Data;
+  Cut cut;
+  cut.ClusterId = vtkEMSTArrays::Named<vtkIntArray>("ClusterId");
+  cut.ClusterSize = vtkEMSTArrays::Named<vtkIdTypeArray>("ClusterSize");
+  cut.Lines = vtkSmartPointer<vtkCellArray>::New();
+  cut.EdgeLength = vtkEMSTArrays::Named<vtkDoubleArray>("EdgeLength");
+  cut.Outcome = GuardedTogether(d.Comm,
+    [&]
+    {
+      using Order = emst::DistributedTreeCutter::EdgeOrder;
+      constexpr std::uint64_t all = std::numeric_limits<std::uint64_t>::max();
+      Order last{ std::isnan(threshold) ? -1.0 : threshold, all, all };
+      if (keepEdges >= 0)
+      {
+        const vtkIdType kept = std::min(keepEdges, this->NumberOfEdges());
+        last = kept > 0 ? d.Cutter->kthEdge(static_cast<std::uint64_t>(kept)) : Order{ -1.0, 0, 0 };
+        threshold = kept > 0 ? last.length : 0.0;
+      }
+      cut.Threshold = threshold;
+      const std::size_t own = d.PointOfOwn.size();
+      std::vector<std::int32_t> ownId(own), ghostId(d.GhostIds.size());
+      std::vector<std::int64_t> ownSize(own), ghostSize(d.GhostIds.size());
+      const emst::DistributedClustering c =
+        d.Cutter->cut(last, static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
+          ownId.data(), ownSize.data(), d.GhostIds, d.GhostOwner, ghostId.data(), ghostSize.data());
+      const vtkIdType n = d.Tree->GetNumberOfPoints();
+      cut.ClusterId->SetNumberOfValues(n);
+      cut.ClusterSize->SetNumberOfValues(n);
+      for (std::size_t k = 0; k < own; ++k)
+      {
+        cut.ClusterId->SetValue(d.PointOfOwn[k], ownId[k]);
+        cut.ClusterSize->SetValue(d.PointOfOwn[k], ownSize[k]);
+      }
+      for (std::size_t g = 0; g < d.GhostPoints.size(); ++g)
+      {
+        cut.ClusterId->SetValue(d.GhostPoints[g], ghostId[g]);
+        cut.ClusterSize->SetValue(d.GhostPoints[g], ghostSize[g]);
+      }
+      // The kept edges this process owns, in output ids, shortest first.
+      std::vector<emst::Edge> kept;
+      for (const emst::ForestEdge& e : d.Cutter->sortedEdges())
+      {
+        const bool keep = e.length != last.length ? e.length < last.length
+                                                  : (e.i != last.i ? e.i < last.i : e.j <= last.j);
+        if (!keep)
+        {
+          break;
+        }
+        emst::Edge out;
+        out.i = static_cast<std::uint32_t>(d.PointOfOwn[e.localEnd]);
+        out.j = static_cast<std::uint32_t>(
+          e.otherRemote ? d.PointOfGhostId.at(e.localIsI ? e.j : e.i) : d.PointOfOwn[e.otherLocal]);
+        out.length = e.length;
+        kept.push_back(out);
+      }
+      MakeLines(
+        kept.data(), static_cast<vtkIdType>(kept.size()), nullptr, cut.Lines, cut.EdgeLength);
+      cut.Groups = static_cast<vtkIdType>(c.groups);
+      cut.NoisePoints = static_cast<vtkIdType>(c.noisePoints);
+      cut.Clusters = static_cast<vtkIdType>(c.clusters);
+      cut.Milliseconds = c.milliseconds;
+      cut.Sizes.assign(c.sizes.begin(), c.sizes.end());
+      cut.FirstPoint.assign(c.firstPoint.begin(), c.firstPoint.end());
+
+      // The cluster table: partial sums of the own points and kept edges, merged on process 0.
+      std::unordered_map<std::int32_t, emst::ClusterSummary> partial;
+      double p[3];
+      for (std::size_t k = 0; k < own; ++k)
+      {
+        if (ownId[k] < 0)
+        {
+          continue;
+        }
+        d.Tree->GetPoint(d.PointOfOwn[k], p);
+        auto [it, fresh] = partial.try_emplace(ownId[k]);
+        emst::ClusterSummary& s = it->second;
+        if (fresh)
+        {
+          s.cluster = ownId[k];
+          std::copy(p, p + 3, s.lo);
+          std::copy(p, p + 3, s.hi);
+        }
+        ++s.points;
+        for (int a = 0; a < 3; ++a)
+        {
+          s.sum[a] += p[a];
+          s.lo[a] = std::min(s.lo[a], p[a]);
+          s.hi[a] = std::max(s.hi[a], p[a]);
+        }
+      }
+      for (const emst::Edge& e : kept)
+      {
+        const int cluster = cut.ClusterId->GetValue(e.i);
+        auto it = partial.find(cluster);
+        if (it != partial.end())
+        {
+          it->second.longestEdge = std::max(it->second.longestEdge, e.length);
+        }
+      }
+      std::vector<emst::ClusterSummary> mine;
+      for (const auto& entry : partial)
+      {
+        mine.push_back(entry.second);
+      }
+      for (const emst::ClusterSummary& s : emst::mergeClusterSummaries(d.Comm, mine))
+      {
+        for (int a = 0; a < 3; ++a)
+        {
+          cut.Centroid.push_back(s.sum[a] / static_cast<double>(s.points));
+          cut.BoundsMin.push_back(s.lo[a]);
+          cut.BoundsMax.push_back(s.hi[a]);
+        }
+        cut.LongestEdge.push_back(s.longestEdge);
+      }
+    });
+  return cut;
+}
+
+ClusterTree::Hierarchy DistributedClusterTree::ComputeHierarchy()
+{
+  Internals& d = *this->Data;
+  ClusterTree::Hierarchy h = EmptyHierarchy();
+  h.Outcome = GuardedTogether(d.Comm,
+    [&]
+    {
+      if (d.Cutter->globalPoints() >= std::numeric_limits<std::uint32_t>::max())
+      {
+        throw emst::Error(emst::ErrorCode::InvalidInput,
+          "the hierarchy numbers points with 32-bit ids: too many points");
+      }
+      std::vector<emst::Edge> mine;
+      for (const emst::ForestEdge& e : d.Cutter->sortedEdges())
+      {
+        mine.push_back(
+          emst::Edge{ static_cast<std::uint32_t>(e.i), static_cast<std::uint32_t>(e.j), e.length });
+      }
+      const std::vector<emst::Edge> all = emst::gatherEdgesOnRankZero(d.Comm, mine);
+      if (d.Comm.rank() != 0)
+      {
+        return;
+      }
+      const std::vector<emst::Merge> merges =
+        emst::singleLinkageHierarchy(static_cast<std::size_t>(d.Cutter->globalPoints()), all);
+      // Leaf k is the point of global id k (EMSTGlobalId), wherever it is held.
+      h.LeafPointId->SetNumberOfValues(static_cast<vtkIdType>(d.Cutter->globalPoints()));
+      for (vtkIdType k = 0; k < h.LeafPointId->GetNumberOfValues(); ++k)
+      {
+        h.LeafPointId->SetValue(k, k);
+      }
+      for (const emst::Merge& merge : merges)
+      {
+        h.Cluster1->InsertNextValue(static_cast<vtkIdType>(merge.first));
+        h.Cluster2->InsertNextValue(static_cast<vtkIdType>(merge.second));
+        h.Height->InsertNextValue(merge.height);
+        h.Size->InsertNextValue(static_cast<vtkIdType>(merge.size));
       }
     });
   return h;

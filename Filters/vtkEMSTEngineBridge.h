@@ -22,6 +22,7 @@ class vtkDataSet;
 class vtkDoubleArray;
 class vtkIdTypeArray;
 class vtkIntArray;
+class vtkMultiProcessController;
 class vtkPoints;
 class vtkPolyData;
 class vtkUnsignedCharArray;
@@ -226,6 +227,87 @@ private:
   struct Internals;
   std::unique_ptr<Internals> Data;
 };
+
+// ---- distributed: the tree and its cut over the processes of a controller --------------------
+
+/// This process's part of the distributed tree (emst/Distributed.h): every process keeps its own
+/// points and outputs the edges it owns (those whose end with the smaller global id it holds),
+/// with ghost copies of their remote ends.
+struct DistributedTree : Result
+{
+  /// Lines: the owned edges, ordered by (length, i, j). Point ids: k < OwnPoints is this process's
+  /// k-th output point (the blocks appended, as in ComputeTree); OwnPoints + g is ghost g.
+  vtkIdType OwnPoints = 0;
+  /// Per own output point: its global id (the points of all processes in process order, ghost-
+  /// flagged ones left out), -1 for a point left out by its ghost flags.
+  vtkSmartPointer<vtkIdTypeArray> GlobalIds;
+  /// Per ghost, ordered by (owner, global id): its global id, owner process and output point
+  /// id there.
+  std::vector<vtkIdType> GhostGlobalIds;
+  std::vector<int> GhostOwners;
+  std::vector<vtkIdType> GhostOwnerPoints;
+  vtkIdType ExchangedPoints = 0; ///< this process's (DistributedStats::exchangedPoints)
+  int Processes = 1;
+  int Rounds = 0; ///< distributed Boruvka rounds
+};
+
+/// Computes the tree of the points of all processes without gathering them. Collective: every
+/// process of `controller` calls it. PointsInTree and TotalLength are global, the rest this
+/// process's. Failures are the same on every process (Outcome), with empty Lines.
+DistributedTree ComputeDistributedTree(
+  const Request& request, vtkMultiProcessController* controller);
+
+/// A distributed tree (vtkEMSTEuclideanMinimumSpanningTree's Distributed output, one piece per
+/// process) held for repeated cuts. Own points are those without the DUPLICATEPOINT ghost bit;
+/// `globalIds` (EMSTGlobalId) names every point, `owners` (EMSTOwnerRank) the process holding a
+/// ghost. Every method is collective.
+class DistributedClusterTree
+{
+public:
+  /// Null with `status` set (on every process) when the arrays do not describe a distributed
+  /// tree or the engine fails.
+  static std::unique_ptr<DistributedClusterTree> Create(vtkPolyData* tree, vtkDataArray* lengths,
+    vtkDataArray* globalIds, vtkDataArray* owners, vtkMultiProcessController* controller,
+    Status& status);
+  ~DistributedClusterTree();
+
+  vtkIdType NumberOfPoints() const; ///< own points of all processes
+  vtkIdType NumberOfEdges() const;  ///< over all processes
+  double LongestEdge() const;
+  double ShortestEdge(); ///< over all processes; 0 without edges (collective)
+  const std::vector<std::string>& Messages() const;
+  /// Edges of length <= each threshold, over all processes.
+  std::vector<vtkIdType> EdgesAtMost(const std::vector<double>& thresholds);
+  /// b times the mean inter-particle spacing (V / n)^(1/d) of the own finite points of all
+  /// processes (vtkEMSTClusters' LINKING_LENGTH).
+  double LinkingThreshold(double b);
+
+  struct Cut : ClusterTree::Cut
+  {
+    double Threshold = 0.0;
+    vtkIdType Clusters = 0; ///< global (Sizes is filled on process 0 only)
+    /// Process 0: the cluster table's rows by id (FirstPoint: the smallest global id).
+    std::vector<double> Centroid, BoundsMin, BoundsMax; ///< 3 per cluster
+    std::vector<double> LongestEdge;
+  };
+  /// Keeps the edges of length <= threshold, or (keepEdges >= 0) the keepEdges smallest in the
+  /// order (length, i, j); labels every output point (own and ghost) with the global cluster id
+  /// and its group's size.
+  Cut CutTree(double threshold, vtkIdType keepEdges, vtkIdType minimumClusterSize);
+
+  /// The single-linkage hierarchy of the whole tree on process 0 (the others get empty arrays).
+  ClusterTree::Hierarchy ComputeHierarchy();
+
+private:
+  DistributedClusterTree();
+  struct Internals;
+  std::unique_ptr<Internals> Data;
+};
+
+/// Whether the processes of `controller` (more than one) hold a distributed tree: every process
+/// with points has the EMSTGlobalId and EMSTOwnerRank point arrays the Distributed mode writes,
+/// and one at least has points. Collective; false without a controller or with one process.
+bool IsDistributedTree(vtkMultiProcessController* controller, vtkPolyData* piece);
 }
 
 #endif

@@ -6,20 +6,25 @@
 #include "vtkEMSTArrays.h"
 #include "vtkEMSTEngineBridge.h"
 #include "vtkEMSTGather.h"
+#include "vtkEMSTParallel.h"
 #include "vtkEMSTPeriodicBox.h"
 #include "vtkEMSTPointInput.h"
 
 #include "vtkCellArray.h"
 #include "vtkCellData.h"
 #include "vtkDataObject.h"
+#include "vtkDataSetAttributes.h"
 #include "vtkDoubleArray.h"
 #include "vtkFieldData.h"
+#include "vtkIdList.h"
 #include "vtkIdTypeArray.h"
 #include "vtkInformation.h"
 #include "vtkInformationVector.h"
 #include "vtkIntArray.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
+#include "vtkPointData.h"
+#include "vtkPointSet.h"
 #include "vtkPoints.h"
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
@@ -27,6 +32,7 @@
 #include "vtkUnsignedCharArray.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,6 +73,52 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   }
   AddFieldData(
     output, 0.0, backend, vtkEMSTEuclideanMinimumSpanningTree::AUTO, 0.0, 0, "", messages);
+}
+
+/// For a failed or cancelled run: reports it, makes the output empty and returns true.
+bool EmptyUnlessOk(vtkAlgorithm* filter, vtkPolyData* output,
+  const vtkEMSTEngineBridge::Status& outcome, std::vector<std::string>& messages,
+  bool periodic = false)
+{
+  if (outcome.Code == vtkEMSTEngineBridge::Status::Ok)
+  {
+    return false;
+  }
+  const bool cancelled = outcome.Code == vtkEMSTEngineBridge::Status::Cancelled;
+  if (cancelled)
+  {
+    vtkWarningWithObjectMacro(filter, "Cancelled: the output is empty.");
+  }
+  else
+  {
+    vtkErrorWithObjectMacro(filter, << outcome.ErrorMessage);
+  }
+  messages.push_back(cancelled ? "cancelled" : "error: " + outcome.ErrorMessage);
+  MakeEmpty(output, cancelled ? "none (cancelled)" : "none (error)", messages, periodic);
+  return true;
+}
+
+/// The tree's lines, lengths and field data on `output`; its messages warned with and kept, its
+/// notes kept.
+void SetTree(vtkAlgorithm* filter, vtkPolyData* output, const vtkEMSTEngineBridge::Result& tree,
+  const std::string& inputPath, std::vector<std::string>& messages)
+{
+  for (const std::string& message : tree.Messages)
+  {
+    vtkWarningWithObjectMacro(filter, << message);
+    messages.push_back(message);
+  }
+  messages.insert(messages.end(), tree.Notes.begin(), tree.Notes.end());
+  if (tree.GhostPoints > 0)
+  {
+    messages.push_back(
+      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
+  }
+  output->SetLines(tree.Lines);
+  output->GetCellData()->AddArray(tree.EdgeLength);
+  output->GetCellData()->SetActiveScalars("EdgeLength");
+  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
+    tree.ComputeMilliseconds, tree.PointsInTree, inputPath, messages);
 }
 
 } // namespace
@@ -115,11 +167,28 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   std::string boxError;
   const bool boxValid = vtkEMSTPeriodicBox::FromProperties(
     this->PeriodicBoxMode, input, this->BoxOrigin, this->BoxSize, box, boxError);
-  // The point sets of the input, all on process 0 when several processes hold pieces.
-  vtkEMSTPointInput::Points points = vtkEMSTPointInput::Collect(input, this->Controller, messages);
+
+  // Several processes: a tree per piece would not be the EMST of the data. Either they compute
+  // the one exact tree together (Distributed: each keeps its point sets), or every process sends
+  // its points (and point arrays) to process 0, which computes it alone. A periodic tree is
+  // always computed on process 0: the distributed search has no periodic boxes.
+  vtkMultiProcessController* controller = this->Controller;
+  const bool several = controller != nullptr && controller->GetNumberOfProcesses() > 1;
+  const bool distributed = several && this->ParallelMode == DISTRIBUTED && !boxAsked;
+  if (several && this->ParallelMode == DISTRIBUTED && boxAsked)
+  {
+    messages.emplace_back("a periodic box is computed on process 0: the points are gathered "
+                          "there (ParallelMode Distributed has no periodic boxes)");
+  }
+  vtkEMSTPointInput::Points points =
+    vtkEMSTPointInput::Collect(input, distributed ? nullptr : controller, messages);
   for (const std::string& message : messages)
   {
     vtkWarningMacro(<< message);
+  }
+  if (distributed)
+  {
+    return this->RequestDistributed(points.Leaves, output, messages);
   }
   if (points.Failed)
   {
@@ -168,39 +237,138 @@ int vtkEMSTEuclideanMinimumSpanningTree::RequestData(
   vtkEMSTEngineBridge::Result tree = vtkEMSTEngineBridge::ComputeTree(request);
   this->SetProgressText(nullptr);
 
-  if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Failed)
+  if (EmptyUnlessOk(this, output, tree.Outcome, messages, boxAsked))
   {
-    vtkErrorMacro(<< tree.Outcome.ErrorMessage);
-    messages.push_back("error: " + tree.Outcome.ErrorMessage);
-    MakeEmpty(output, "none (error)", messages, boxAsked);
     return 1;
   }
-  if (tree.Outcome.Code == vtkEMSTEngineBridge::Status::Cancelled)
+  SetTree(this, output, tree,
+    tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);
+  vtkEMSTPeriodicBox::MarkTree(output, box, boxAsked);
+  return 1;
+}
+
+//------------------------------------------------------------------------------
+int vtkEMSTEuclideanMinimumSpanningTree::RequestDistributed(
+  const std::vector<vtkSmartPointer<vtkPointSet>>& leaves, vtkPolyData* output,
+  std::vector<std::string>& messages)
+{
+  vtkMultiProcessController* controller = this->Controller;
+  const int processes = controller->GetNumberOfProcesses();
+  const int rank = controller->GetLocalProcessId();
+  std::string envWarning;
+  const int backend = vtkEMSTEngineBridge::ResolveBackend(this->Backend, envWarning);
+  if (!envWarning.empty())
   {
-    vtkWarningMacro("Cancelled: the output is empty.");
-    messages.emplace_back("cancelled");
-    MakeEmpty(output, "none (cancelled)", messages, boxAsked);
+    vtkWarningMacro(<< envWarning);
+    messages.push_back(envWarning);
+  }
+
+  // This process's points and arrays, then the tree computed with the others.
+  auto own = vtkSmartPointer<vtkPolyData>::New();
+  if (leaves.empty())
+  {
+    own->SetPoints(vtkSmartPointer<vtkPoints>::New());
+  }
+  else
+  {
+    vtkEMSTGather::Append(leaves, own, false);
+  }
+  vtkEMSTPointInput::Points points;
+  points.Leaves = leaves;
+  vtkEMSTEngineBridge::Request request = vtkEMSTPointInput::MakeRequest(points, backend, this);
+  vtkEMSTEngineBridge::DistributedTree tree =
+    vtkEMSTEngineBridge::ComputeDistributedTree(request, controller);
+  this->SetProgressText(nullptr);
+  if (EmptyUnlessOk(this, output, tree.Outcome, messages)) // the same outcome on every process
+  {
     return 1;
   }
 
-  for (const std::string& message : tree.Messages)
+  // The ghost copies: each owner sends the points asked of it, with their point arrays, in the
+  // order asked (the tree's ghost order: by owner, then global id).
+  std::vector<std::vector<unsigned char>> asks(static_cast<std::size_t>(processes)), asked;
+  for (std::size_t g = 0; g < tree.GhostOwners.size(); ++g)
   {
-    vtkWarningMacro(<< message);
-    messages.push_back(message);
+    const vtkIdType id = tree.GhostOwnerPoints[g];
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&id);
+    asks[tree.GhostOwners[g]].insert(asks[tree.GhostOwners[g]].end(), bytes, bytes + sizeof id);
   }
-  messages.insert(messages.end(), tree.Notes.begin(), tree.Notes.end());
-  if (tree.GhostPoints > 0)
+  bool ok = vtkEMSTParallel::AllToAll(controller, asks, asked);
+  std::vector<vtkSmartPointer<vtkDataObject>> copies(static_cast<std::size_t>(processes)), received;
+  for (int p = 0; p < processes; ++p)
   {
-    messages.push_back(
-      std::to_string(tree.GhostPoints) + " ghost points (vtkGhostType) left out of the tree.");
+    const std::vector<unsigned char>& wanted = asked[p];
+    if (wanted.empty())
+    {
+      continue;
+    }
+    auto ids = vtkSmartPointer<vtkIdList>::New();
+    ids->SetNumberOfIds(static_cast<vtkIdType>(wanted.size() / sizeof(vtkIdType)));
+    std::memcpy(ids->GetPointer(0), wanted.data(), wanted.size());
+    auto copy = vtkSmartPointer<vtkPolyData>::New();
+    auto points = vtkSmartPointer<vtkPoints>::New();
+    points->SetDataType(own->GetPoints()->GetDataType());
+    own->GetPoints()->GetPoints(ids, points);
+    copy->SetPoints(points);
+    copy->GetPointData()->CopyAllocate(own->GetPointData(), ids->GetNumberOfIds());
+    for (vtkIdType k = 0; k < ids->GetNumberOfIds(); ++k)
+    {
+      copy->GetPointData()->CopyData(own->GetPointData(), ids->GetId(k), k);
+    }
+    copies[p] = copy;
   }
-  output->SetLines(tree.Lines);
-  output->GetCellData()->AddArray(tree.EdgeLength);
-  output->GetCellData()->SetActiveScalars("EdgeLength");
-  vtkEMSTPeriodicBox::MarkTree(output, box, boxAsked);
-  AddFieldData(output, tree.TotalLength, tree.BackendDescription, tree.BackendId,
-    tree.ComputeMilliseconds, tree.PointsInTree,
-    tree.InputPath + (points.Gathered ? ", gathered from all processes" : ""), messages);
+  ok = vtkEMSTParallel::AllToAll(controller, copies, received) && ok;
+  std::vector<vtkSmartPointer<vtkPointSet>> pieces{ own };
+  vtkIdType ghostsReceived = 0;
+  for (int p = 0; p < processes; ++p)
+  {
+    auto* piece = vtkPointSet::SafeDownCast(received[p]);
+    if (p != rank && piece != nullptr && piece->GetNumberOfPoints() > 0)
+    {
+      pieces.emplace_back(piece);
+      ghostsReceived += piece->GetNumberOfPoints();
+    }
+  }
+  if (!ok || ghostsReceived != static_cast<vtkIdType>(tree.GhostOwners.size()))
+  {
+    const std::string error = "Fetching the remote ends of the edges from their processes failed.";
+    vtkErrorMacro(<< error);
+    messages.push_back("error: " + error);
+    MakeEmpty(output, "none (error)", messages);
+    return 1;
+  }
+  vtkEMSTGather::Append(pieces, output, false);
+
+  // Which process holds each point, its global id, and the ghost copies' flag.
+  const vtkIdType ownPoints = tree.OwnPoints;
+  const vtkIdType allPoints = output->GetNumberOfPoints();
+  auto globalIds = vtkEMSTArrays::Named<vtkIdTypeArray>("EMSTGlobalId");
+  auto owners = vtkEMSTArrays::Named<vtkIntArray>("EMSTOwnerRank");
+  globalIds->SetNumberOfValues(allPoints);
+  owners->SetNumberOfValues(allPoints);
+  auto ghostFlags = vtkSmartPointer<vtkUnsignedCharArray>::New();
+  ghostFlags->SetName(vtkDataSetAttributes::GhostArrayName());
+  ghostFlags->SetNumberOfValues(allPoints);
+  vtkUnsignedCharArray* ownFlags = vtkEMSTEngineBridge::PointGhosts(own);
+  for (vtkIdType k = 0; k < allPoints; ++k)
+  {
+    const bool ghost = k >= ownPoints;
+    const std::size_t g = static_cast<std::size_t>(k - ownPoints);
+    globalIds->SetValue(k, ghost ? tree.GhostGlobalIds[g] : tree.GlobalIds->GetValue(k));
+    owners->SetValue(k, ghost ? tree.GhostOwners[g] : rank);
+    ghostFlags->SetValue(k,
+      ghost ? static_cast<unsigned char>(vtkDataSetAttributes::DUPLICATEPOINT)
+            : (ownFlags ? ownFlags->GetValue(k) : 0));
+  }
+  output->GetPointData()->AddArray(globalIds);
+  output->GetPointData()->AddArray(owners);
+  output->GetPointData()->AddArray(ghostFlags);
+
+  SetTree(this, output, tree, tree.InputPath, messages);
+  vtkFieldData* fd = output->GetFieldData();
+  vtkEMSTArrays::AddValue<vtkIdTypeArray>(fd, "EMSTExchangedPoints", tree.ExchangedPoints);
+  vtkEMSTArrays::AddValue<vtkStringArray>(fd, "EMSTParallelMode", std::string("Distributed"));
+  vtkEMSTArrays::AddValue<vtkIntArray>(fd, "EMSTDistributedRounds", tree.Rounds);
   return 1;
 }
 
@@ -216,5 +384,7 @@ void vtkEMSTEuclideanMinimumSpanningTree::PrintSelf(ostream& os, vtkIndent inden
      << this->BoxOrigin[2] << "\n";
   os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
      << this->BoxSize[2] << "\n";
+  os << indent << "ParallelMode: " << (this->ParallelMode == GATHER ? "Gather" : "Distributed")
+     << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

@@ -64,8 +64,23 @@
  * AUTO on a machine without a usable GPU runs on the CPU and notes it in `EMSTMessages` at every
  * run, but warns (vtkWarningMacro, ParaView's Output Messages window) once per process.
  *
- * Parallel runs: with a controller of more than one process, every rank sends its points to
- * rank 0, which computes the one exact tree of all the data; the other ranks output no points.
+ * Parallel runs (a controller of more than one process), by `ParallelMode`:
+ * - DISTRIBUTED (default): every process keeps its points; the processes compute the one exact
+ *   tree of all the data together (Kernels/include/emst/Distributed.h), no process holding more
+ *   than its points and those exchanged. Each process outputs its own points, the edges it owns
+ *   (an edge belongs to the process holding its end with the smaller global id; global ids number
+ *   the points of process 0 first, then process 1's, ..., ghost-flagged points left out), and a
+ *   copy of each remote end of those edges, marked in `vtkGhostType` with DUPLICATEPOINT (with
+ *   its point arrays, fetched from its process), so that each edge is counted once over the
+ *   processes. Point arrays `EMSTGlobalId` (vtkIdType; -1 for points left out) and
+ *   `EMSTOwnerRank` (int: the process holding the point) on every output point; field data
+ *   `TotalLength` (the global sum: the same on every process), `EMSTPointsInTree` (global),
+ *   `EMSTExchangedPoints` (vtkIdType: point records this process sent or received),
+ *   `EMSTComputeMilliseconds` (this process's time), `EMSTParallelMode` ("Distributed"),
+ *   `EMSTDistributedRounds` (the Boruvka rounds over the processes). The tree is the serial tree
+ *   of the points in global-id order, edge for edge.
+ * - GATHER: every process sends its points to process 0, which computes the tree alone (its
+ *   memory caps the size); the other processes output no points.
  *
  * Reference: the engine (Kernels/include/emst/Emst.h) follows Qiao & Creput 2021 and
  * Prokopenko et al. 2022 (Boruvka over a grid with component-based nearest-neighbour search).
@@ -75,8 +90,13 @@
 
 #include "EMSTFiltersModule.h" // for export macro
 #include "vtkPolyDataAlgorithm.h"
+#include "vtkSmartPointer.h" // for the leaves of RequestDistributed
+
+#include <string> // for the messages of RequestDistributed
+#include <vector> // for the leaves of RequestDistributed
 
 class vtkMultiProcessController;
+class vtkPointSet;
 
 class EMSTFILTERS_EXPORT vtkEMSTEuclideanMinimumSpanningTree : public vtkPolyDataAlgorithm
 {
@@ -104,6 +124,13 @@ public:
   void SetBackendToCUDA() { this->SetBackend(CUDA); }
   void SetBackendToCPU() { this->SetBackend(CPU); }
   ///@}
+
+  /// Values of the ParallelMode property (the same numbers as the ParaView XML enumeration).
+  enum ParallelModeType
+  {
+    DISTRIBUTED = 0,
+    GATHER = 1
+  };
 
   /// Values of the PeriodicBoxMode property (the same numbers as the ParaView XML enumeration).
   enum PeriodicBoxModeType
@@ -136,7 +163,18 @@ public:
 
   ///@{
   /**
-   * The controller used to gather the points of all processes on process 0. Defaults to the
+   * How several processes compute the tree: DISTRIBUTED (default: each keeps its points) or
+   * GATHER (all points on process 0). One process: no difference.
+   */
+  vtkSetClampMacro(ParallelMode, int, DISTRIBUTED, GATHER);
+  vtkGetMacro(ParallelMode, int);
+  void SetParallelModeToDistributed() { this->SetParallelMode(DISTRIBUTED); }
+  void SetParallelModeToGather() { this->SetParallelMode(GATHER); }
+  ///@}
+
+  ///@{
+  /**
+   * The controller of the processes that compute together. Defaults to the
    * global controller; null or a single process means no communication.
    */
   virtual void SetController(vtkMultiProcessController*);
@@ -149,11 +187,15 @@ protected:
 
   int FillInputPortInformation(int port, vtkInformation* info) override;
   int RequestData(vtkInformation*, vtkInformationVector**, vtkInformationVector*) override;
+  /// The Distributed mode's RequestData, on every process.
+  int RequestDistributed(const std::vector<vtkSmartPointer<vtkPointSet>>& leaves,
+    vtkPolyData* output, std::vector<std::string>& messages);
 
   int Backend = AUTO;
   int PeriodicBoxMode = BOX_OFF;
   double BoxOrigin[3] = { 0.0, 0.0, 0.0 };
   double BoxSize[3] = { 1.0, 1.0, 1.0 };
+  int ParallelMode = DISTRIBUTED;
   vtkMultiProcessController* Controller = nullptr;
 
 private:

@@ -17,6 +17,7 @@
 #include "vtkInformationVector.h"
 #include "vtkMultiProcessController.h"
 #include "vtkObjectFactory.h"
+#include "vtkPointData.h"
 #include "vtkPolyData.h"
 #include "vtkSmartPointer.h"
 #include "vtkTable.h"
@@ -73,33 +74,50 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
   };
 
   vtkDataArray* lengths = this->GetInputArrayToProcess(0, inputVector);
-  bool gathered = false;
-  vtkSmartPointer<vtkPolyData> input =
-    vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
-  if (input == nullptr)
-  {
-    emptyTable();
-    return 1;
-  }
-
-  // Without a length array the lengths come from the points: minimum-image ones in the tree's
-  // periodic box (its field data), when it has one.
   vtkEMSTEngineBridge::Status status;
-  vtkEMSTPeriodicBox::Box box;
-  if (local->GetFieldData()->GetArray(vtkEMSTPeriodicBox::SizeName) != nullptr &&
-    !vtkEMSTPeriodicBox::Read(local->GetFieldData(), box, status.ErrorMessage))
-  {
-    status.Code = vtkEMSTEngineBridge::Status::Failed;
-    status.ErrorMessage = "Periodic box of the input: " + status.ErrorMessage + ".";
-  }
-  auto tree = status.Code == vtkEMSTEngineBridge::Status::Ok
-    ? vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, box, status)
-    : nullptr;
   vtkEMSTEngineBridge::ClusterTree::Hierarchy hierarchy;
-  if (tree != nullptr)
+  vtkIdType leftOut = 0, leaves = 0; // points not in the tree, and in it (a local tree's)
+  if (vtkEMSTEngineBridge::IsDistributedTree(this->Controller, local))
   {
-    hierarchy = tree->ComputeHierarchy();
-    status = hierarchy.Outcome;
+    // A distributed tree: its edges (n - 1 rows) are gathered on process 0, not its points.
+    auto tree = vtkEMSTEngineBridge::DistributedClusterTree::Create(local, lengths,
+      local->GetPointData()->GetArray("EMSTGlobalId"),
+      local->GetPointData()->GetArray("EMSTOwnerRank"), this->Controller, status);
+    if (tree != nullptr)
+    {
+      hierarchy = tree->ComputeHierarchy();
+      status = hierarchy.Outcome;
+    }
+  }
+  else
+  {
+    bool gathered = false;
+    vtkSmartPointer<vtkPolyData> input =
+      vtkEMSTGather::OnOneProcess(this->Controller, local, lengths, gathered);
+    if (input == nullptr)
+    {
+      emptyTable();
+      return 1;
+    }
+    // Without a length array the lengths come from the points: minimum-image ones in the tree's
+    // periodic box (its field data), when it has one (a periodic tree is never distributed).
+    vtkEMSTPeriodicBox::Box box;
+    if (local->GetFieldData()->GetArray(vtkEMSTPeriodicBox::SizeName) != nullptr &&
+      !vtkEMSTPeriodicBox::Read(local->GetFieldData(), box, status.ErrorMessage))
+    {
+      status.Code = vtkEMSTEngineBridge::Status::Failed;
+      status.ErrorMessage = "Periodic box of the input: " + status.ErrorMessage + ".";
+    }
+    auto tree = status.Code == vtkEMSTEngineBridge::Status::Ok
+      ? vtkEMSTEngineBridge::ClusterTree::Create(input, lengths, 2, box, status)
+      : nullptr;
+    if (tree != nullptr)
+    {
+      hierarchy = tree->ComputeHierarchy();
+      status = hierarchy.Outcome;
+      leftOut = tree->NumberOfLeftOut();
+      leaves = tree->NumberOfPoints();
+    }
   }
   if (status.Code != vtkEMSTEngineBridge::Status::Ok)
   {
@@ -108,12 +126,12 @@ int vtkEMSTSingleLinkageHierarchy::RequestData(
     emptyTable();
     return 1;
   }
-  if (tree->NumberOfLeftOut() > 0)
+  if (leftOut > 0)
   {
-    messages.push_back(std::to_string(tree->NumberOfLeftOut()) +
+    messages.push_back(std::to_string(leftOut) +
       " points are not in the tree (non-finite coordinates or ghosts): the hierarchy is that of "
       "the " +
-      std::to_string(tree->NumberOfPoints()) +
+      std::to_string(leaves) +
       " points in it, leaf k being input point LeafPointId[k] (field data)");
   }
   output->Initialize();

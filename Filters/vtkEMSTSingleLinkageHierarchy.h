@@ -23,7 +23,10 @@
  * (m values) gives the input point of each leaf (0, 1, ... when none is left out).
  * `HierarchyMessages` (field data, strings) says how many were left out, and holds an error.
  *
- * Parallel runs: as vtkEMSTClusters (gathered on process 0 when spread).
+ * Parallel runs: a tree from the tree filter's Distributed mode sends its edges (not its points)
+ * to process 0, which builds the whole hierarchy (points numbered by their global ids,
+ * EMSTGlobalId, and LeafPointId[k] = k); the other processes output an empty table. Any other tree
+ * spread over several processes is gathered on process 0 first, as in vtkEMSTClusters.
  */
 #ifndef vtkEMSTSingleLinkageHierarchy_h
 #define vtkEMSTSingleLinkageHierarchy_h

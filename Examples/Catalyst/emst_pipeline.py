@@ -9,16 +9,20 @@ split over the MPI ranks as the simulation owns them). Each step this script wri
 extracts folder:
 
     tree_<step>.pvtp          the EMST: every point, one line per tree edge, cell array EdgeLength,
-                              field data TotalLength
+                              field data TotalLength; under MPI one piece per rank: its points, the
+                              edges it owns, ghost copies (vtkGhostType DUPLICATEPOINT) of their
+                              remote ends
     clusters_<step>.pvtp      the points with ClusterId (0 = largest, -1 = noise) and ClusterSize,
                               and the tree edges kept (not longer than the cut: the linking
                               length b times the mean inter-particle spacing)
     cluster_table_<step>.csv  one row per cluster: ClusterId, Size, Centroid, BoundsMin/Max,
                               LongestEdge, FirstPoint
 
-The filters compute the tree of the WHOLE data set (all ranks' points gathered on rank 0), not
-one tree per piece; the extracts are written in parallel (.pvtp with one piece per rank holding
-data).
+The filters compute the tree of the WHOLE data set, not one tree per piece, without moving the
+points: the tree filter's Distributed mode (the default) keeps every rank's particles where they
+are and exchanges only what the ranks' boundaries need; MST Clusters cuts that distributed tree in
+place, with cluster ids that are global. The extracts are written in parallel (.pvtp with one piece
+per rank). Set tree.ParallelMode = "Gather on rank 0" to compute on rank 0 alone instead.
 
 Only paraview.simple and paraview.catalyst calls: the script runs with ParaView 5.11's legacy
 Catalyst (vtkCPPythonPipeline) and with Catalyst 2 (the input is then the channel 'input').
@@ -52,6 +56,7 @@ if "EuclideanMinimumSpanningTree" not in globals():
 particles = TrivialProducer(registrationName="input")
 
 tree = EuclideanMinimumSpanningTree(registrationName="tree", Input=particles)
+tree.ParallelMode = "Distributed"  # the default: every rank keeps its particles
 
 clusters = MSTClusters(registrationName="clusters", Input=tree)
 clusters.CutMode = "Linking Length"
@@ -79,12 +84,18 @@ options.GlobalTrigger = "TimeStep"  # every step; a Frequency on the trigger thi
 
 
 def catalyst_execute(info):
-    """Called each step the pipeline runs, before the extracts are written: a one-line log."""
+    """Called each step the pipeline runs, before the extracts are written: a one-line log, from
+    the rank that holds the whole tree (Gather) or from rank 0 (Distributed: the counts and the
+    length are global on every rank)."""
+    from paraview.modules.vtkRemotingCore import vtkProcessModule
+
     clusters.UpdatePipeline(info.time)
     out = clusters.GetClientSideObject().GetOutputDataObject(0)
+    fd = tree.GetClientSideObject().GetOutputDataObject(0).GetFieldData()
     count = out.GetFieldData().GetArray("NumberOfClusters")
-    if out.GetNumberOfPoints() > 0 and count is not None:  # rank 0: the whole tree is there
-        total = tree.GetClientSideObject().GetOutputDataObject(0).GetFieldData().GetArray("TotalLength")
+    distributed = fd.GetAbstractArray("EMSTParallelMode") is not None
+    rank = vtkProcessModule.GetProcessModule().GetPartitionId()
+    if count is not None and (rank == 0 if distributed else out.GetNumberOfPoints() > 0):
         print("emst_pipeline: step %d time %g: %d points, tree length %.9g, %d clusters"
-              % (info.timestep, info.time, out.GetNumberOfPoints(), total.GetValue(0), count.GetValue(0)),
-              flush=True)
+              % (info.timestep, info.time, fd.GetArray("EMSTPointsInTree").GetValue(0),
+                 fd.GetArray("TotalLength").GetValue(0), count.GetValue(0)), flush=True)

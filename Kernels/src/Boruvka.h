@@ -62,9 +62,12 @@ template <class Exec, int Dim>
 class Boruvka
 {
 public:
-  Boruvka(Exec& exec, const Options& options)
+  /// givenScale > 0: the scale of the exact key, instead of the one of the points' own box
+  /// (frameInput); a distributed run gives every rank the global box's.
+  Boruvka(Exec& exec, const Options& options, double givenScale = 0.0)
     : X(exec)
     , Opts(options)
+    , GivenScale(givenScale)
   {
   }
 
@@ -131,7 +134,8 @@ private:
     stats.inputPoints = n;
 
     this->progress(0.0, "bounding box");
-    FramedPoints<Exec, Dim> framed = frameInput(this->X, input, n, this->Opts.box);
+    FramedPoints<Exec, Dim> framed =
+      frameInput(this->X, input, n, this->Opts.box, this->GivenScale);
     std::size_t const v = framed.finitePoints;
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;
@@ -446,6 +450,7 @@ private:
 
   Exec& X;
   const Options& Opts;
+  double GivenScale;
 };
 
 } // namespace detail

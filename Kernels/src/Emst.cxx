@@ -237,19 +237,25 @@ Backend parseBackend(const std::string& name)
     ErrorCode::InvalidInput, "unknown backend '" + name + "' (expected auto, cuda or cpu)");
 }
 
-Result computeEmst(const PointCloudView& points, const Options& options)
+Result detail::computeEmstWithScale(
+  const PointCloudView& points, const Options& options, double scale)
 {
   detail::validatePoints(points);
   return detail::runOnBackend(
-    points, options, [&] { return detail::finish(detail::runCpu(points, options)); },
+    points, options, [&] { return detail::finish(detail::runCpu(points, options, scale)); },
     [&]
     {
 #if defined(EMST_WITH_CUDA)
-      return detail::finish(detail::runCuda(points, options));
+      return detail::finish(detail::runCuda(points, options, scale));
 #else
       return Result();
 #endif
     });
+}
+
+Result computeEmst(const PointCloudView& points, const Options& options)
+{
+  return detail::computeEmstWithScale(points, options, 0.0);
 }
 
 } // namespace emst

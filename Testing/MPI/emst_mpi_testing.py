@@ -39,6 +39,39 @@ with open(%(f32)r, 'rb') as f:
 """
 
 
+# The end of such a source script: the points `mine` (indices into values) as the output's points,
+# one vertex cell each (RedistributeDataSet moves cells, not points) and point array PointIndex,
+# their indices in the file; a rank without points outputs the same arrays, empty.
+KEEP_MINE = """
+out = self.GetPolyDataOutput()
+xyz = np.zeros((len(mine), 3), np.float32)
+xyz[:, :dim] = values[mine]
+points = vtkPoints()
+points.SetData(ns.numpy_to_vtk(xyz, deep=True))
+out.SetPoints(points)
+verts = vtkCellArray()
+verts.SetData(ns.numpy_to_vtk(np.arange(len(mine) + 1, dtype=np.int64), deep=True),
+              ns.numpy_to_vtk(np.arange(len(mine), dtype=np.int64), deep=True))
+out.SetVerts(verts)
+index = ns.numpy_to_vtk(mine.astype(np.int64), deep=True)
+index.SetName('PointIndex')
+out.GetPointData().AddArray(index)
+"""
+
+# A programmable filter's script that adds point array Rank: the rank holding each point.
+ADD_RANK = """
+import numpy as np
+from vtkmodules.util import numpy_support as ns
+from vtkmodules.vtkParallelCore import vtkMultiProcessController
+out = self.GetOutput()
+out.ShallowCopy(self.GetInput())
+rank = ns.numpy_to_vtk(np.full(out.GetNumberOfPoints(),
+    vtkMultiProcessController.GetGlobalController().GetLocalProcessId(), np.int32), deep=True)
+rank.SetName('Rank')
+out.GetPointData().AddArray(rank)
+"""
+
+
 def load(plugin):
     """paraview.simple with the plugin: loaded by path, unless the emst-* wrappers already loaded
     it through PV_PLUGIN_PATH (loading it a second time logs an error on every rank)."""
@@ -220,6 +253,70 @@ def make_clusters(simple, tree, threshold=None, linking_length=None, minimum_siz
 def copy(data):
     result = data.NewInstance()
     result.DeepCopy(data)
+    return result
+
+
+def ghost_copies(data):
+    """Mask of a distributed tree's ghost copies: vtkGhostType DUPLICATEPOINT and a global id (points
+    that the input already flagged as ghosts have EMSTGlobalId -1). All False for other outputs."""
+    flags = data.GetPointData().GetArray("vtkGhostType")
+    ids = data.GetPointData().GetArray("EMSTGlobalId")
+    if flags is None or ids is None:
+        return np.zeros(data.GetNumberOfPoints(), bool)
+    return ((numpy_support.vtk_to_numpy(flags) & 1) != 0) & (numpy_support.vtk_to_numpy(ids) >= 0)
+
+
+def collapse_ghosts(data, id_name):
+    """A distributed tree or clustering read back whole (all pieces appended) as one serial output:
+    the points held by their ranks (ghost copies dropped, each line's ghost end replaced by the held
+    point of the same `id_name`), the lines sorted by length (stable), field data kept. The same
+    output, point for point, when there are no ghost copies."""
+    from vtkmodules.vtkCommonDataModel import vtkCellArray
+
+    ghost = ghost_copies(data)
+    held = without_ghosts(data, ~ghost)
+    lines = data.GetLines()
+    if lines is None or lines.GetNumberOfCells() == 0:
+        return held
+    ids = array(data, id_name).astype(np.int64)
+    position = np.full(ids.max() + 1, -1, np.int64)
+    position[ids[~ghost]] = np.arange(np.count_nonzero(~ghost))
+    i, j, length = t.edges(data)
+    i, j = position[ids[i]], position[ids[j]]
+    assert np.all(i >= 0) and np.all(j >= 0), "a line's end is held by no rank"
+    order = np.argsort(length, kind="stable")
+    connectivity = np.stack([i[order], j[order]], 1).ravel()
+    cells = vtkCellArray()
+    cells.SetData(numpy_support.numpy_to_vtk(np.arange(0, 2 * len(order) + 1, 2, dtype=np.int64), deep=True),
+                  numpy_support.numpy_to_vtk(connectivity.astype(np.int64), deep=True))
+    held.SetLines(cells)
+    lengths = numpy_support.numpy_to_vtk(length[order], deep=True)
+    lengths.SetName("EdgeLength")
+    held.GetCellData().AddArray(lengths)
+    return held
+
+
+def without_ghosts(data, keep):
+    """The points `keep` (a mask) of a polydata, with their point arrays and the field data, no
+    cells: each point of a distributed output once, without the ghost copies."""
+    from vtkmodules.vtkCommonCore import vtkPoints
+    from vtkmodules.vtkCommonDataModel import vtkPolyData
+
+    keep = np.nonzero(keep)[0]
+    result = vtkPolyData()
+    points = vtkPoints()
+    points.SetData(numpy_support.numpy_to_vtk(numpy_support.vtk_to_numpy(data.GetPoints().GetData())[keep], deep=True))
+    result.SetPoints(points)
+    pd = data.GetPointData()
+    for k in range(pd.GetNumberOfArrays()):
+        a = pd.GetArray(k)
+        if a is None:
+            continue
+        values = numpy_support.numpy_to_vtk(numpy_support.vtk_to_numpy(a)[keep], deep=True,
+                                            array_type=a.GetDataType())
+        values.SetName(a.GetName())
+        result.GetPointData().AddArray(values)
+    result.GetFieldData().ShallowCopy(data.GetFieldData())
     return result
 
 

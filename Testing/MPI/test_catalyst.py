@@ -7,7 +7,9 @@ step and rank, with --write-points):
 
 - tree_<step>.pvtp: every particle once, at its exact coordinates, n - 1 lines forming a spanning
   tree with EdgeLength equal to the end points' distance; the serial run's edge lengths bit for
-  bit; under MPI, points of every rank and edges between them (one tree of the whole set);
+  bit; under MPI the distributed tree: ghost copies of the remote ends (collapsed onto their
+  particles for the checks), points of every rank and edges between them (one tree of the whole
+  set);
 - clusters_<step>.pvtp and cluster_table_<step>.csv: the serial run's number of clusters, every
   particle in the same cluster, the same table (sizes, centroids, bounds, longest edges).
 
@@ -78,9 +80,15 @@ def check_step(args, simple, folder, step):
     serial_tree = m.tree_summary(tree, "ParticleId")
     serial_clusters = m.clusters_summary(points, table, "ParticleId")
 
-    # The extracts.
+    # The extracts: under MPI the distributed tree, whose pieces hold ghost copies of their edges'
+    # remote ends; collapsed to every particle once, it is a serial tree.
     extracts = os.path.join(folder, "extracts")
-    got = m.read_pvtp(os.path.join(extracts, "tree_%06d.pvtp" % step))
+    whole = m.read_pvtp(os.path.join(extracts, "tree_%06d.pvtp" % step))
+    copies = int(np.count_nonzero(m.ghost_copies(whole)))
+    if args.ranks > 1:
+        assert copies > 0, "step %d: the tree extract has no ghost copies: not the distributed tree" % step
+        assert m.array(whole, "EMSTExchangedPoints", "field")[0] >= 0, "step %d: EMSTExchangedPoints" % step
+    got = m.collapse_ghosts(whole, "ParticleId")
     assert got.GetNumberOfPoints() == n, "step %d: tree extract has %d points, expected %d" % (step, got.GetNumberOfPoints(), n)
     pid = m.array(got, "ParticleId").astype(np.int64)
     assert np.array_equal(np.sort(pid), ids), "step %d: the tree extract does not hold every particle once" % step
@@ -98,7 +106,7 @@ def check_step(args, simple, folder, step):
         crossing = int(np.count_nonzero(rank[i] != rank[j]))
         assert crossing > 0, "step %d: no edge joins particles of different ranks" % step
 
-    clustered = m.read_pvtp(os.path.join(extracts, "clusters_%06d.pvtp" % step))
+    clustered = m.collapse_ghosts(m.read_pvtp(os.path.join(extracts, "clusters_%06d.pvtp" % step)), "ParticleId")
     csv = m.read_csv_table(os.path.join(extracts, "cluster_table_%06d.csv" % step))
     clusters = m.clusters_summary(clustered, csv, "ParticleId")
     m.compare_clusters(clusters, serial_clusters, "step %d cluster extracts vs serial" % step)

@@ -1,8 +1,9 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 """Under MPI (mpiexec -np 2 pvbatch): the sample is split over the ranks (every other point), and
-the filter must still give the ONE exact tree of all points (gathered on rank 0), not a tree per
-rank: n - 1 lines joining points of both ranks, total equal to the sample's Prim total."""
+the filter must still give the ONE exact tree of all points (Parallel Mode "Gather on rank 0": the
+points gathered on rank 0), not a tree per rank: n - 1 lines joining points of both ranks, total
+equal to the sample's Prim total. test_mpi_distributed.py tests the Distributed mode."""
 import json
 import os
 
@@ -50,7 +51,7 @@ cloud.UpdatePipeline()
 split = cloud.GetDataInformation().GetNumberOfPoints()
 assert split == expected["points"], "the pieces hold %d points, expected %d" % (split, expected["points"])
 
-tree = simple.EuclideanMinimumSpanningTree(Input=cloud)
+tree = simple.EuclideanMinimumSpanningTree(Input=cloud, ParallelMode="Gather on rank 0")
 tree.UpdatePipeline()
 lines = tree.GetDataInformation().GetNumberOfCells()
 assert lines == expected["points"] - 1, \

@@ -1,6 +1,7 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 """A real data set (Testing/Data or the shared data) split over MPI ranks under pvbatch: the filters
+(the tree in Parallel Mode "Gather on rank 0"; test_mpi_distributed.py tests the Distributed mode)
 must give the tree and the clusters of the WHOLE set, the same as a serial run, and write and render
 them in parallel.
 
@@ -38,34 +39,7 @@ SOURCE = m.READ_SET_IN_SOURCE + """if %(split)r == 'redistribute':
     mine = np.arange(n) if piece == 0 else np.arange(0)
 else:  # skip-rank0: ranks 1.. share the points, rank 0 gets none
     mine = np.arange(piece - 1, n, pieces - 1) if piece > 0 else np.arange(0)
-out = self.GetPolyDataOutput()
-if len(mine):
-    xyz = np.zeros((len(mine), 3), np.float32)
-    xyz[:, :dim] = values[mine]
-    points = vtkPoints()
-    points.SetData(ns.numpy_to_vtk(xyz, deep=True))
-    out.SetPoints(points)
-    verts = vtkCellArray()
-    verts.SetData(ns.numpy_to_vtk(np.arange(len(mine) + 1, dtype=np.int64), deep=True),
-                  ns.numpy_to_vtk(np.arange(len(mine), dtype=np.int64), deep=True))
-    out.SetVerts(verts)
-    index = ns.numpy_to_vtk(mine.astype(np.int64), deep=True)
-    index.SetName('PointIndex')
-    out.GetPointData().AddArray(index)
-"""
-
-# The rank that holds each point after the split.
-ADD_RANK = """
-import numpy as np
-from vtkmodules.util import numpy_support as ns
-from vtkmodules.vtkParallelCore import vtkMultiProcessController
-out = self.GetOutput()
-out.ShallowCopy(self.GetInput())
-rank = ns.numpy_to_vtk(np.full(out.GetNumberOfPoints(),
-    vtkMultiProcessController.GetGlobalController().GetLocalProcessId(), np.int32), deep=True)
-rank.SetName('Rank')
-out.GetPointData().AddArray(rank)
-"""
+""" + m.KEEP_MINE
 
 
 def arguments():
@@ -120,13 +94,13 @@ def parallel(args, simple):
     source.Script = SOURCE % {"f32": args.f32, "split": args.split}
     pieces = simple.RedistributeDataSet(Input=source) if args.split == "redistribute" else source
     pieces = simple.ProgrammableFilter(Input=pieces)
-    pieces.Script = ADD_RANK
+    pieces.Script = m.ADD_RANK
     pieces.UpdatePipeline()
     held = pieces.GetDataInformation().GetNumberOfPoints()
     assert held == n, "the pieces hold %d points, expected %d" % (held, n)
 
     # ---- the tree ------------------------------------------------------------------------------
-    tree = simple.EuclideanMinimumSpanningTree(Input=pieces)
+    tree = simple.EuclideanMinimumSpanningTree(Input=pieces, ParallelMode="Gather on rank 0")
     tree.UpdatePipeline()
     info = tree.GetDataInformation()
     # Over all ranks: every point once (rank 0 holds them all, the others none), one tree.

@@ -1,8 +1,9 @@
 # SPDX-FileCopyrightText: 2026 The EMST plugin developers
 # SPDX-License-Identifier: BSD-3-Clause
 """pvpython connected to an MPI pvserver: the client starts `mpiexec -np N pvserver`, connects,
-loads the plugin on the server (LoadPlugin(..., remote=True)) and runs the filters on a real data set
-that the server's ranks read in pieces (every N-th point each). The tree and the clusters must be
+loads the plugin on the server (LoadPlugin(..., remote=True)) and runs the filters (the tree in
+Parallel Mode "Gather on rank 0") on a real data set that the server's ranks read in pieces (every
+N-th point each). The tree and the clusters must be
 those of the whole set: the reference weight of <set>.ref.json and its cluster count at the
 99th-percentile threshold, and the same as the serial run of test_mpi_data.py --serial.
 
@@ -89,7 +90,7 @@ def main():
 
         source = simple.ProgrammableSource(OutputDataSetType="vtkPolyData")
         source.Script = SOURCE % {"f32": f32}
-        tree = simple.EuclideanMinimumSpanningTree(Input=source)
+        tree = simple.EuclideanMinimumSpanningTree(Input=source, ParallelMode="Gather on rank 0")
         tree.UpdatePipeline()
         assert tree.GetDataInformation().GetNumberOfPoints() == n, "points over the server's ranks"
         assert tree.GetDataInformation().GetNumberOfCells() == n - 1, "lines over the server's ranks"

@@ -18,8 +18,9 @@ namespace emst
 namespace detail
 {
 
-/// Runs the CPU backend. `points` are in host memory and already validated.
-Result runCpu(const PointCloudView& points, const Options& options);
+/// Runs the CPU backend. `points` are in host memory and already validated. givenScale > 0:
+/// the exact key's scale (see computeEmstWithScale), else that of the points' own box.
+Result runCpu(const PointCloudView& points, const Options& options, double givenScale = 0.0);
 /// The same for the mutual reachability tree with k = minimumSamples (already validated).
 MutualReachabilityTree runCpuReachability(
   const PointCloudView& points, std::size_t minimumSamples, const Options& options);
@@ -27,13 +28,20 @@ MutualReachabilityTree runCpuReachability(
 #if defined(EMST_WITH_CUDA)
 /// Runs the CUDA backend (host or device input). Throws Error(OutOfMemory) when the device
 /// cannot hold the working set, Error(DeviceError) on any CUDA failure.
-Result runCuda(const PointCloudView& points, const Options& options);
+Result runCuda(const PointCloudView& points, const Options& options, double givenScale = 0.0);
 MutualReachabilityTree runCudaReachability(
   const PointCloudView& points, std::size_t minimumSamples, const Options& options);
 
 /// Probes the driver and the device once per ordinal (lazily, on first use).
 bool probeCuda(int device, std::string* reason);
 #endif
+
+/// computeEmst with the exact key's scale given (a power of two, > 0, at most the scale of the
+/// points' own box: Emst.h's s for a box that contains them) instead of taken from the points'
+/// box. The tree is then the MST under the order of that key, which differs from computeEmst's
+/// only where a key underflows. The distributed run keys every rank's points with the scale of
+/// the global box, so that each rank orders its edges as the serial run of all points does.
+Result computeEmstWithScale(const PointCloudView& points, const Options& options, double scale);
 
 /// Indices are 32-bit and 2^32-1 is reserved: throws Error(InvalidInput) for more points.
 void checkPointCount(std::size_t points);

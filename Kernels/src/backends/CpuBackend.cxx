@@ -65,10 +65,10 @@ std::unique_ptr<CutBackend> makeCpuCutter(std::size_t points, const std::vector<
 namespace
 {
 
-/// One run on the CPU: run(boruvka, result) with the Boruvka of the points' dimension, then the
-/// run's phases and memory into result.stats.
+/// One run on the CPU: run(boruvka, result) with the Boruvka of the points' dimension (keyed
+/// with givenScale when > 0), then the run's phases and memory into result.stats.
 template <class Run>
-Result runOnCpu(const PointCloudView& points, const Options& options, Run run)
+Result runOnCpu(const PointCloudView& points, const Options& options, double givenScale, Run run)
 {
   CpuExec exec(options.cpuThreads);
   ScopedThreadCount threadCount(exec.threads());
@@ -78,11 +78,11 @@ Result runOnCpu(const PointCloudView& points, const Options& options, Run run)
   result.stats.deviceName = "CPU (" + std::to_string(exec.threads()) + " threads)";
   if (points.dimension == 2)
   {
-    run(Boruvka<CpuExec, 2>(exec, options), result);
+    run(Boruvka<CpuExec, 2>(exec, options, givenScale), result);
   }
   else
   {
-    run(Boruvka<CpuExec, 3>(exec, options), result);
+    run(Boruvka<CpuExec, 3>(exec, options, givenScale), result);
   }
   result.stats.phases = exec.phases();
   for (const PhaseTime& phase : result.stats.phases)
@@ -95,17 +95,17 @@ Result runOnCpu(const PointCloudView& points, const Options& options, Run run)
 
 } // namespace
 
-Result runCpu(const PointCloudView& points, const Options& options)
+Result runCpu(const PointCloudView& points, const Options& options, double givenScale)
 {
-  return runOnCpu(
-    points, options, [&](auto&& boruvka, Result& result) { boruvka.run(points, result); });
+  return runOnCpu(points, options, givenScale,
+    [&](auto&& boruvka, Result& result) { boruvka.run(points, result); });
 }
 
 MutualReachabilityTree runCpuReachability(
   const PointCloudView& points, std::size_t minimumSamples, const Options& options)
 {
   MutualReachabilityTree tree;
-  tree.tree = runOnCpu(points, options,
+  tree.tree = runOnCpu(points, options, 0.0,
     [&](auto&& boruvka, Result& result)
     { boruvka.runMutualReachability(points, minimumSamples, result, tree.coreDistance); });
   return tree;

@@ -272,12 +272,13 @@ bool probeCuda(int device, std::string* reason)
 namespace
 {
 
-/// One run on the GPU: run(boruvka, result) with the Boruvka of the points' dimension over the
-/// uploaded points, then the run's phases, transfers and memory into result.stats.
-/// `bytesPerPoint`: the working set's peak, refused up front when it cannot fit.
+/// One run on the GPU: run(boruvka, result) with the Boruvka of the points' dimension (keyed
+/// with givenScale when > 0) over the uploaded points, then the run's phases, transfers and
+/// memory into result.stats. `bytesPerPoint`: the working set's peak, refused up front when it
+/// cannot fit.
 template <class Run>
-Result runOnCuda(
-  const PointCloudView& points, const Options& options, std::size_t bytesPerPoint, Run run)
+Result runOnCuda(const PointCloudView& points, const Options& options, double givenScale,
+  std::size_t bytesPerPoint, Run run)
 {
   const ProbeResult& device = cachedProbe(options.cudaDevice);
   if (!device.usable)
@@ -310,11 +311,11 @@ Result runOnCuda(
         inputBytes = input.bytes();
         if (points.dimension == 2)
         {
-          run(Boruvka<CudaExec, 2>(exec, options), input.view(), result);
+          run(Boruvka<CudaExec, 2>(exec, options, givenScale), input.view(), result);
         }
         else
         {
-          run(Boruvka<CudaExec, 3>(exec, options), input.view(), result);
+          run(Boruvka<CudaExec, 3>(exec, options, givenScale), input.view(), result);
         }
       }
       result.stats.phases = exec.phases();
@@ -330,10 +331,10 @@ Result runOnCuda(
 
 } // namespace
 
-Result runCuda(const PointCloudView& points, const Options& options)
+Result runCuda(const PointCloudView& points, const Options& options, double givenScale)
 {
   // About 80 bytes per point at the peak.
-  return runOnCuda(points, options, 80,
+  return runOnCuda(points, options, givenScale, 80,
     [](auto&& boruvka, const PointCloudView& view, Result& result) { boruvka.run(view, result); });
 }
 
@@ -343,7 +344,7 @@ MutualReachabilityTree runCudaReachability(
   // The EMST's 80 bytes per point, plus the cores (by distinct and by input point, their float
   // bounds and the subtrees' least ones) and the copies' anchors.
   MutualReachabilityTree tree;
-  tree.tree = runOnCuda(points, options, 120,
+  tree.tree = runOnCuda(points, options, 0.0, 120,
     [&](auto&& boruvka, const PointCloudView& view, Result& result)
     { boruvka.runMutualReachability(view, minimumSamples, result, tree.coreDistance); });
   return tree;

@@ -281,13 +281,24 @@ struct FramedPoints
   }
 };
 
+/// The scale of the exact key for a box whose largest extent is `extent` (finite, >= 0): the
+/// power of two that brings it into [2^62, 2^63), capped for extents below 2^-900 (double input
+/// only), whose scale would overflow; 1 for a single position.
+inline double frameScale(double extent)
+{
+  return extent > 0.0 ? std::ldexp(1.0, std::min(kFrameExponent - std::ilogb(extent), 960)) : 1.0;
+}
+
 /// The box of the finite points (and how many there are), then, with two or more, their input
 /// indices and the frame and lattice of the box: on a periodic axis the periodic box
 /// [origin, origin + L) (Options::box, validated), elsewhere the points' extent. Throws
 /// InvalidInput when an extent, or a point's offset from a periodic origin, overflows double.
+/// `givenScale` > 0 replaces the box's own scale (a distributed run keys every rank's points with
+/// the scale of the global box, see distributed/DistributedEmst.cxx): it must be at most the
+/// box's own, so that the scaled extent stays below 2^63.
 template <class Exec, class T, int Dim>
-FramedPoints<Exec, Dim> frameInput(
-  Exec& exec, const InputPoints<T, Dim>& input, std::size_t n, const PeriodicBox& periodicBox)
+FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input, std::size_t n,
+  const PeriodicBox& periodicBox, double givenScale = 0.0)
 {
   auto policy = exec.policy();
   FramedPoints<Exec, Dim> framed(exec);
@@ -332,11 +343,7 @@ FramedPoints<Exec, Dim> frameInput(
   {
     throw Error(ErrorCode::InvalidInput, "the coordinate range overflows double precision");
   }
-  if (extent > 0.0)
-  {
-    // Capped for extents below 2^-900 (double input only), whose scale would overflow.
-    frame.scale = std::ldexp(1.0, std::min(kFrameExponent - std::ilogb(extent), 960));
-  }
+  frame.scale = givenScale > 0.0 ? givenScale : frameScale(extent);
   float scaledExtent = 0.0f;
   for (int a = 0; a < Dim; ++a)
   {
@@ -363,6 +370,12 @@ FramedPoints<Exec, Dim> frameInput(
   {
     framed.wrappedPoints = static_cast<std::size_t>(
       thrust::count_if(policy, Counting(0), Counting(n), OutsideBox<T, Dim>{ input, frame }));
+  }
+  if (givenScale > 0.0 && extent > 0.0)
+  {
+    // A rank's box may be so small against the global one that its scaled extent underflows:
+    // the float frame then only prunes (the exact keys decide), with the Tolerance's floor.
+    scaledExtent = std::max(scaledExtent, 0x1p-60f);
   }
   framed.frame = frame;
   framed.scaledExtent = scaledExtent;
