@@ -241,7 +241,7 @@ if wanted build; then
     configure_status=$step_status
     configure_seconds=$step_seconds
     if [ "$configure_status" = PASS ]; then
-      run_step build 420 "$buildlog" 1 cmake --build "$build" -j "$jobs" --target emst_engine_tests emst_cli emst_benchmark
+      run_step build 420 "$buildlog" 1 cmake --build "$build" -j "$jobs" --target emst_engine_tests emst_cli emst_benchmark emst_distributed
       record build "$step_status" $((configure_seconds + step_seconds)) build.log "configure ${configure_seconds}s, -j$jobs"
     else
       record build "$configure_status" "$configure_seconds" build.log "configure failed"
