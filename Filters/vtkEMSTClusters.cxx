@@ -259,19 +259,27 @@ double UsableLinkingLength(double b, std::vector<std::string>& messages)
   return b;
 }
 
-vtkIdType UsableClusterCount(vtkIdType k, vtkIdType n, std::vector<std::string>& messages)
+/// A count property (`name`) of at least 1; a note when it exceeds the n points (`beyond`: what
+/// the cut then gives).
+vtkIdType UsableCount(const char* name, vtkIdType value, vtkIdType n, const char* beyond,
+  std::vector<std::string>& messages)
 {
-  if (k < 1)
+  if (value < 1)
   {
-    messages.push_back("NumberOfClusters " + std::to_string(k) + " is below 1: 1 is used");
+    messages.push_back(std::string(name) + " " + std::to_string(value) + " is below 1: 1 is used");
     return 1;
   }
-  if (k > n && n > 0)
+  if (value > n && n > 0)
   {
-    messages.push_back("NumberOfClusters " + std::to_string(k) + " exceeds the " +
-      std::to_string(n) + " points: every point is a group of its own");
+    messages.push_back(std::string(name) + " " + std::to_string(value) + " exceeds the " +
+      std::to_string(n) + " points: " + beyond);
   }
-  return k;
+  return value;
+}
+
+vtkIdType UsableClusterCount(vtkIdType k, vtkIdType n, std::vector<std::string>& messages)
+{
+  return UsableCount("NumberOfClusters", k, n, "every point is a group of its own", messages);
 }
 
 /// `shortest`, `longest`: the tree's extreme edge lengths (0 without edges).
@@ -295,17 +303,7 @@ double UsableThreshold(
 
 vtkIdType UsableMinimumSize(vtkIdType m, vtkIdType n, std::vector<std::string>& messages)
 {
-  if (m < 1)
-  {
-    messages.push_back("MinimumClusterSize " + std::to_string(m) + " is below 1: 1 is used");
-    return 1;
-  }
-  if (m > n && n > 0)
-  {
-    messages.push_back("MinimumClusterSize " + std::to_string(m) + " exceeds the " +
-      std::to_string(n) + " points: every point is noise");
-  }
-  return m;
+  return UsableCount("MinimumClusterSize", m, n, "every point is noise", messages);
 }
 
 } // namespace
