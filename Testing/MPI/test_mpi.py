@@ -3,9 +3,13 @@
 """Under MPI (mpiexec -np 2 pvbatch): the sample is split over the ranks (every other point), and
 the filter must still give the ONE exact tree of all points (Parallel Mode "Gather on rank 0": the
 points gathered on rank 0), not a tree per rank: n - 1 lines joining points of both ranks, total
-equal to the sample's Prim total. test_mpi_distributed.py tests the Distributed mode."""
+equal to the sample's Prim total. test_mpi_distributed.py tests the Distributed mode. Then HDBSCAN
+Clusters (which always gathers on rank 0) on the same split: the clustering of the `emst --hdbscan`
+program on the whole sample, point for point."""
 import json
 import os
+import subprocess
+import tempfile
 
 import numpy as np
 from paraview import servermanager
@@ -14,7 +18,7 @@ from paraview.modules.vtkRemotingCore import vtkProcessModule
 import emst_mpi_testing  # noqa: F401 (puts Testing/Python, home of emst_testing, on the path)
 import emst_testing as t
 
-args = t.arguments()
+args = t.arguments(lambda parser: parser.add_argument("--emst", required=True, help="the emst program"))
 simple = t.load(args.plugin)
 ranks = vtkProcessModule.GetProcessModule().GetNumberOfLocalPartitions()
 assert ranks >= 2, "run this under mpiexec -np 2 (found %d process)" % ranks
@@ -72,3 +76,37 @@ assert abs(total - expected["emst_total_length"]) <= 1e-9 * total, \
 assert "gathered" in t.field(out, "EMSTInput"), t.field(out, "EMSTInput")
 t.passed("%d ranks: one tree of %d points, %d lines (%d join points of different ranks), total %.17g (Prim %.17g)"
          % (ranks, n, n - 1, crossing, total, expected["emst_total_length"]))
+
+# HDBSCAN Clusters on the split cloud: gathered on rank 0, the clustering of the whole sample.
+# The gathered order is not the sample's (rank 0's points, then rank 1's): the clustering does not
+# depend on the numbering, so labels agree once mapped by SampleIndex, up to the names of clusters
+# of equal size.
+hdbscan = simple.HDBSCANClusters(Input=cloud, Backend="CPU", MinimumSamples=10, MinimumClusterSize=12,
+                                 ClusterSelectionMethod="Leaf")
+hdbscan.UpdatePipeline()
+clustered = servermanager.Fetch(hdbscan)
+assert clustered.GetNumberOfPoints() == n, "HDBSCAN Clusters: %d points, expected %d" % (clustered.GetNumberOfPoints(), n)
+order = ns.vtk_to_numpy(clustered.GetPointData().GetArray("SampleIndex"))
+got = np.empty(n, np.int64)
+got[order] = ns.vtk_to_numpy(clustered.GetPointData().GetArray("ClusterId"))
+probability = np.empty(n)
+probability[order] = ns.vtk_to_numpy(clustered.GetPointData().GetArray("Probability"))
+xyz, _ = t.sample_points(args.sample)
+with tempfile.TemporaryDirectory() as work:
+    path = os.path.join(work, "sample.f32")
+    with open(path, "wb") as f:
+        f.write(np.uint64(n).tobytes() + np.uint32(3).tobytes() + xyz.astype("<f4").tobytes())
+    labels = os.path.join(work, "labels.txt")
+    subprocess.run([args.emst, "--backend", "cpu", "--quiet", "--hdbscan", "--min-samples", "10",
+                    "--min-cluster-size", "12", "--selection", "leaf", "--labels", labels, path], check=True, capture_output=True)
+    reference = np.loadtxt(labels)
+want = reference[:, 0].astype(np.int64)
+assert np.array_equal(got < 0, want < 0), "HDBSCAN under MPI: %d points differ in noise" % np.sum((got < 0) != (want < 0))
+pairs = set(zip(got[got >= 0].tolist(), want[want >= 0].tolist()))
+assert len(pairs) == len(set(want[want >= 0].tolist())) == len(set(got[got >= 0].tolist())), \
+    "HDBSCAN under MPI: the clusters differ from emst --hdbscan's"
+sizes_got = np.bincount(got[got >= 0])
+assert np.all([sizes_got[a] == np.sum(want == b) for a, b in pairs]), "HDBSCAN under MPI: cluster sizes differ"
+assert np.allclose(probability, reference[:, 1], rtol=1e-12, atol=0), "HDBSCAN under MPI: probabilities differ"
+t.passed("HDBSCAN Clusters on %d ranks: %d clusters, %d noise points, as emst --hdbscan on the whole sample"
+         % (ranks, len(pairs), int(np.sum(want < 0))))
