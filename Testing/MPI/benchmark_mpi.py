@@ -3,7 +3,8 @@
 """What gathering on rank 0 costs: the tree (and the clusters) of N uniform random 3D points
 spread evenly over the ranks, timed on rank 0, with rank 0's peak memory. Not a test.
 --parallel-mode Distributed times the Distributed mode instead (rank 0's share and its part of the
-work; Testing/Benchmarks/run_distributed.sh measures the distributed engine itself).
+work; Testing/Benchmarks/run_distributed.sh measures the distributed engine itself). --layout:
+each rank's points in a slab of the unit cube (default) or spread over all of it.
 
     mpiexec -np R build/bin/emst-pvbatch Testing/MPI/benchmark_mpi.py --points 2000000 [--repeat 3]
 
@@ -29,6 +30,8 @@ piece = info.Get(sddp.UPDATE_PIECE_NUMBER())
 pieces = info.Get(sddp.UPDATE_NUMBER_OF_PIECES())
 n = %(points)d * (piece + 1) // pieces - %(points)d * piece // pieces
 xyz = np.random.default_rng(piece).random((n, 3), dtype=np.float32)
+if %(slabs)s:  # rank r's points in the slab r / pieces <= x < (r + 1) / pieces of the unit cube
+    xyz[:, 0] = ((piece + xyz[:, 0].astype(np.float64)) / pieces).astype(np.float32)
 points = vtkPoints()
 points.SetData(ns.numpy_to_vtk(xyz, deep=True))
 self.GetPolyDataOutput().SetPoints(points)
@@ -41,6 +44,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--plugin", help="EMST.so, when not run through build/bin/emst-pvbatch")
     parser.add_argument("--tree-only", action="store_true", help="no clusters filter")
+    parser.add_argument("--layout", default="slabs", choices=["slabs", "overlapping"],
+                        help="each rank's points: a slab of the unit cube (spatial pieces, as a "
+                        "simulation's domains), or spread over all of it (every rank's box overlaps "
+                        "every other: the Distributed mode's worst case)")
     parser.add_argument("--parallel-mode", default="Gather on rank 0", choices=["Gather on rank 0", "Distributed"],
                         help="the tree filter's ParallelMode (default: the gathering this script measures)")
     args = parser.parse_args()
@@ -48,7 +55,7 @@ def main():
         simple.LoadPlugin(args.plugin, remote=False)
     ranks = vtkProcessModule.GetProcessModule().GetNumberOfLocalPartitions()
     source = simple.ProgrammableSource(OutputDataSetType="vtkPolyData")
-    source.Script = SOURCE % {"points": args.points}
+    source.Script = SOURCE % {"points": args.points, "slabs": args.layout == "slabs"}
     source.UpdatePipeline()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     tree = simple.EuclideanMinimumSpanningTree(Input=source, ParallelMode=args.parallel_mode)
@@ -74,9 +81,9 @@ def main():
     # builtins.min: the programmable source put numpy_interface's algorithms into __main__, and
     # their min() is a reduction over all ranks that only rank 0 would enter here (a deadlock).
     wall, engine, cut = builtins.min(walls), builtins.min(engines), builtins.min(cuts)
-    print("ranks=%d points=%d tree_s=%.3f engine_s=%.3f mpi_overhead_s=%.3f clusters_s=%.3f "
+    print("layout=%s mode=%s ranks=%d points=%d tree_s=%.3f engine_s=%.3f mpi_overhead_s=%.3f clusters_s=%.3f "
           "rank0_peak_MiB_before=%.0f after=%.0f backend=%s"
-          % (ranks, args.points, wall, engine, wall - engine, cut, before, after,
+          % (args.layout, args.parallel_mode.split()[0], ranks, args.points, wall, engine, wall - engine, cut, before, after,
              out.GetFieldData().GetAbstractArray("EMSTBackend").GetValue(0)), flush=True)
 
 
