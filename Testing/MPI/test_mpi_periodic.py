@@ -51,6 +51,9 @@ count, cycle = t.components(n, i, j)
 assert count == 1 and not cycle, "not a spanning tree"
 path = t.field(out, "EMSTInput")
 assert "gathered" in path and "periodic" in path, path
+# The default ParallelMode (Distributed) has no periodic boxes: the tree says it was gathered.
+assert tree.ParallelMode == "Distributed", tree.ParallelMode
+assert any("computed on process 0" in m for m in t.field(out, "EMSTMessages")), t.field(out, "EMSTMessages")
 
 L = float(box_size[0])
 xyz = np.mod(t.output_points(out) - origin, L)
