@@ -330,7 +330,7 @@ private:
         members.push_back(slot);
       }
     }
-    this->Index.reset(new QueryIndex<Dim>(this->Xyz.data(), std::move(members)));
+    this->Index.reset(new QueryIndex<Dim>(this->Xyz.data(), std::move(members), this->threads()));
     int depth = 0;
     while ((2 << depth) <= std::max(1, this->Opts.boxesPerRank))
     {

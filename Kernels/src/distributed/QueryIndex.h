@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <vector>
 
 namespace emst
@@ -103,8 +104,10 @@ class QueryIndex
 public:
   static constexpr std::uint32_t kLeafSize = 16;
 
-  /// `xyz`: 3 doubles per local point; `members`: the local points to index (finite ones).
-  QueryIndex(const double* xyz, std::vector<std::uint32_t> members)
+  /// `xyz`: 3 doubles per local point; `members`: the local points to index (finite ones);
+  /// `threads`: OpenMP threads for the build (the subtrees below the top levels are built in
+  /// parallel; the layout is the same whatever the count).
+  QueryIndex(const double* xyz, std::vector<std::uint32_t> members, int threads = 1)
     : Xyz(xyz)
     , PointOfSlot(std::move(members))
   {
@@ -112,53 +115,23 @@ public:
     {
       return;
     }
-    this->Nodes.reserve(2 * (this->PointOfSlot.size() / kLeafSize + 1));
-    // Pre-order build with an explicit stack: a node's children come after it, so a reverse
-    // sweep over the nodes visits children before parents.
-    struct Pending
-    {
-      std::uint32_t node, begin, end;
-    };
-    std::vector<Pending> stack;
-    this->Nodes.push_back(Node{});
-    stack.push_back({ 0, 0, static_cast<std::uint32_t>(this->PointOfSlot.size()) });
-    while (!stack.empty())
-    {
-      Pending const job = stack.back();
-      stack.pop_back();
-      Node& node = this->Nodes[job.node];
-      node.begin = job.begin;
-      node.end = job.end;
-      node.box = this->boxOf(job.begin, job.end);
-      if (job.end - job.begin <= kLeafSize)
-      {
-        continue;
-      }
-      int axis = 0;
-      for (int a = 1; a < Dim; ++a)
-      {
-        if (node.box.hi[a] - node.box.lo[a] > node.box.hi[axis] - node.box.lo[axis])
-        {
-          axis = a;
-        }
-      }
-      std::uint32_t const middle = job.begin + (job.end - job.begin) / 2;
-      const double* x = this->Xyz;
-      std::nth_element(this->PointOfSlot.begin() + job.begin, this->PointOfSlot.begin() + middle,
-        this->PointOfSlot.begin() + job.end,
-        [x, axis](std::uint32_t p, std::uint32_t q) {
-          return x[3 * p + axis] < x[3 * q + axis] || (x[3 * p + axis] == x[3 * q + axis] && p < q);
-        });
-      std::uint32_t const left = static_cast<std::uint32_t>(this->Nodes.size());
-      this->Nodes.push_back(Node{});
-      this->Nodes.push_back(Node{});
-      this->Nodes[job.node].left = left; // `node` may dangle after push_back
-      stack.push_back({ left + 1, middle, job.end });
-      stack.push_back({ left, job.begin, middle });
-    }
+    // Pre-order layout: a node's two children are adjacent, after it, and the left child's
+    // descendants come before the right child's pair, so a reverse sweep over the nodes visits
+    // children before parents. Every subtree's size follows from its number of points (a node
+    // splits at the middle until kLeafSize), so each subtree's block is known before it is built
+    // and the subtrees below the top levels are built independently, into their own blocks.
+    auto const n = static_cast<std::uint32_t>(this->PointOfSlot.size());
+    this->Nodes.resize(1 + this->descendants(n));
+    int const parallelDepth = threads > 1 ? 6 : 0;
+#pragma omp parallel num_threads(std::max(1, threads))
+#pragma omp single
+    this->build(0, 0, n, 1, parallelDepth);
   }
 
-  bool empty() const { return this->Nodes.empty(); }
+  bool empty() const
+  {
+    return this->Nodes.empty();
+  }
   std::size_t bytes() const
   {
     return this->Nodes.capacity() * sizeof(Node) +
@@ -196,7 +169,10 @@ public:
     }
     return groups;
   }
-  std::uint32_t pointAt(std::uint32_t slot) const { return this->PointOfSlot[slot]; }
+  std::uint32_t pointAt(std::uint32_t slot) const
+  {
+    return this->PointOfSlot[slot];
+  }
 
   /// Each node's label: the one label of all its points, or kNoLabel when they differ.
   void refreshLabels(const std::uint64_t* labelOfPoint)
@@ -320,6 +296,76 @@ private:
     std::uint64_t label = kNoLabel;   ///< refreshLabels
   };
 
+  /// Nodes below a node of m points: none for a leaf, else its two children and theirs.
+  std::size_t descendants(std::uint32_t m)
+  {
+    if (m <= kLeafSize)
+    {
+      return 0;
+    }
+    auto const known = this->DescendantsOf.find(m); // two sizes per level: a few dozen entries
+    if (known != this->DescendantsOf.end())
+    {
+      return known->second;
+    }
+    std::size_t const count = 2 + this->descendants(m / 2) + this->descendants(m - m / 2);
+    this->DescendantsOf.emplace(m, count);
+    return count;
+  }
+
+  /// Builds node `node` over slots [begin, end), its children at `children` and `children` + 1
+  /// and their descendants after them; the first `parallelDepth` levels hand the left subtree to
+  /// another OpenMP task (inside a parallel region's single construct).
+  void build(std::uint32_t node, std::uint32_t begin, std::uint32_t end, std::size_t children,
+    int parallelDepth)
+  {
+    this->Nodes[node].begin = begin;
+    this->Nodes[node].end = end;
+    this->Nodes[node].box = this->boxOf(begin, end);
+    if (end - begin <= kLeafSize)
+    {
+      return;
+    }
+    const PointBox& box = this->Nodes[node].box;
+    int axis = 0;
+    for (int a = 1; a < Dim; ++a)
+    {
+      if (box.hi[a] - box.lo[a] > box.hi[axis] - box.lo[axis])
+      {
+        axis = a;
+      }
+    }
+    std::uint32_t const middle = begin + (end - begin) / 2;
+    const double* x = this->Xyz;
+    std::nth_element(this->PointOfSlot.begin() + begin, this->PointOfSlot.begin() + middle,
+      this->PointOfSlot.begin() + end,
+      [x, axis](std::uint32_t p, std::uint32_t q) {
+        return x[3 * p + axis] < x[3 * q + axis] || (x[3 * p + axis] == x[3 * q + axis] && p < q);
+      });
+    auto const left = static_cast<std::uint32_t>(children);
+    this->Nodes[node].left = left;
+    std::size_t const leftBlock = children + 2;
+    std::size_t const rightBlock = leftBlock + this->descendantsKnown(middle - begin);
+    if (parallelDepth > 0)
+    {
+#pragma omp task default(shared) firstprivate(left, begin, middle, leftBlock, parallelDepth)
+      this->build(left, begin, middle, leftBlock, parallelDepth - 1);
+      this->build(left + 1, middle, end, rightBlock, parallelDepth - 1);
+#pragma omp taskwait
+    }
+    else
+    {
+      this->build(left, begin, middle, leftBlock, 0);
+      this->build(left + 1, middle, end, rightBlock, 0);
+    }
+  }
+
+  /// descendants(m) for a size the constructor's count has seen (read-only: safe in the tasks).
+  std::size_t descendantsKnown(std::uint32_t m) const
+  {
+    return m <= kLeafSize ? 0 : this->DescendantsOf.at(m);
+  }
+
   PointBox boxOf(std::uint32_t begin, std::uint32_t end) const
   {
     PointBox box;
@@ -343,6 +389,7 @@ private:
   const double* Xyz;                      ///< [3 * local points]
   std::vector<std::uint32_t> PointOfSlot; ///< [indexed points] local point of each slot
   std::vector<Node> Nodes;                ///< [about 2 * indexed / kLeafSize], pre-order
+  std::map<std::uint32_t, std::size_t> DescendantsOf; ///< descendants(m), filled before the build
 };
 
 } // namespace detail
