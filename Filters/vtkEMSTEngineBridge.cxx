@@ -1033,8 +1033,13 @@ public:
   void allToAllv(std::vector<std::vector<std::uint8_t>>& send,
     std::vector<std::vector<std::uint8_t>>& receive) override
   {
+    // This process's own message is moved, not copied: a large exchange is not held twice.
+    const std::size_t self = static_cast<std::size_t>(this->rank());
+    std::vector<std::uint8_t> own = std::move(send[self]);
+    send[self].clear();
     this->Check(
       vtkEMSTParallel::AllToAll(this->Controller, send, receive), "an all-to-all exchange");
+    receive[self] = std::move(own);
   }
 
 private:
@@ -1550,7 +1555,7 @@ DistributedClusterTree::Cut DistributedClusterTree::CutTree(
       const std::size_t own = d.PointOfOwn.size();
       std::vector<std::int32_t> ownId(own), ghostId(d.GhostIds.size());
       std::vector<std::int64_t> ownSize(own), ghostSize(d.GhostIds.size());
-      const emst::DistributedClustering c =
+      emst::DistributedClustering c =
         d.Cutter->cut(last, static_cast<std::size_t>(std::max<vtkIdType>(minimumClusterSize, 0)),
           ownId.data(), ownSize.data(), d.GhostIds, d.GhostOwner, ghostId.data(), ghostSize.data());
       const vtkIdType n = d.Tree->GetNumberOfPoints();
@@ -1591,48 +1596,61 @@ DistributedClusterTree::Cut DistributedClusterTree::CutTree(
       cut.Milliseconds = c.milliseconds;
       cut.Sizes.assign(c.sizes.begin(), c.sizes.end());
       cut.FirstPoint.assign(c.firstPoint.begin(), c.firstPoint.end());
+      std::vector<std::uint64_t>().swap(c.sizes);
+      std::vector<std::uint64_t>().swap(c.firstPoint);
 
-      // The cluster table: partial sums of the own points and kept edges, merged on process 0.
-      std::unordered_map<std::int32_t, emst::ClusterSummary> partial;
-      double p[3];
-      for (std::size_t k = 0; k < own; ++k)
-      {
-        if (ownId[k] < 0)
-        {
-          continue;
-        }
-        d.Tree->GetPoint(d.PointOfOwn[k], p);
-        auto [it, fresh] = partial.try_emplace(ownId[k]);
-        emst::ClusterSummary& s = it->second;
-        if (fresh)
-        {
-          s.cluster = ownId[k];
-          std::copy(p, p + 3, s.lo);
-          std::copy(p, p + 3, s.hi);
-        }
-        ++s.points;
-        for (int a = 0; a < 3; ++a)
-        {
-          s.sum[a] += p[a];
-          s.lo[a] = std::min(s.lo[a], p[a]);
-          s.hi[a] = std::max(s.hi[a], p[a]);
-        }
-      }
-      for (const emst::Edge& e : kept)
-      {
-        const int cluster = cut.ClusterId->GetValue(e.i);
-        auto it = partial.find(cluster);
-        if (it != partial.end())
-        {
-          it->second.longestEdge = std::max(it->second.longestEdge, e.length);
-        }
-      }
+      // The cluster table: partial sums of the own points and kept edges, merged on process 0
+      // (which holds one row per cluster of the whole cloud: each list below is freed as soon as
+      // the next holds its rows).
       std::vector<emst::ClusterSummary> mine;
-      for (const auto& entry : partial)
       {
-        mine.push_back(entry.second);
+        std::unordered_map<std::int32_t, emst::ClusterSummary> partial;
+        double p[3];
+        for (std::size_t k = 0; k < own; ++k)
+        {
+          if (ownId[k] < 0)
+          {
+            continue;
+          }
+          d.Tree->GetPoint(d.PointOfOwn[k], p);
+          auto [it, fresh] = partial.try_emplace(ownId[k]);
+          emst::ClusterSummary& s = it->second;
+          if (fresh)
+          {
+            s.cluster = ownId[k];
+            std::copy(p, p + 3, s.lo);
+            std::copy(p, p + 3, s.hi);
+          }
+          ++s.points;
+          for (int a = 0; a < 3; ++a)
+          {
+            s.sum[a] += p[a];
+            s.lo[a] = std::min(s.lo[a], p[a]);
+            s.hi[a] = std::max(s.hi[a], p[a]);
+          }
+        }
+        for (const emst::Edge& e : kept)
+        {
+          const int cluster = cut.ClusterId->GetValue(e.i);
+          auto it = partial.find(cluster);
+          if (it != partial.end())
+          {
+            it->second.longestEdge = std::max(it->second.longestEdge, e.length);
+          }
+        }
+        mine.reserve(partial.size());
+        for (const auto& entry : partial)
+        {
+          mine.push_back(entry.second);
+        }
       }
-      for (const emst::ClusterSummary& s : emst::mergeClusterSummaries(d.Comm, mine))
+      const std::vector<emst::ClusterSummary> rows =
+        emst::mergeClusterSummaries(d.Comm, std::move(mine));
+      cut.Centroid.reserve(3 * rows.size());
+      cut.BoundsMin.reserve(3 * rows.size());
+      cut.BoundsMax.reserve(3 * rows.size());
+      cut.LongestEdge.reserve(rows.size());
+      for (const emst::ClusterSummary& s : rows)
       {
         for (int a = 0; a < 3; ++a)
         {

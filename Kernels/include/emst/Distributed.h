@@ -259,10 +259,10 @@ struct ClusterSummary
   double hi[3] = { 0.0, 0.0, 0.0 };
   double longestEdge = 0.0;
 };
-/// Collective; `partial` has at most one entry per cluster. Returns, on rank 0, one entry per
-/// cluster present anywhere, by cluster id.
+/// Collective; `partial` has at most one entry per cluster (taken: move it in, so that it is freed
+/// once sent). Returns, on rank 0, one entry per cluster present anywhere, by cluster id.
 std::vector<ClusterSummary> mergeClusterSummaries(
-  Communicator& comm, const std::vector<ClusterSummary>& partial);
+  Communicator& comm, std::vector<ClusterSummary> partial);
 
 /// The edges of a distributed tree, gathered on rank 0 (the single-linkage hierarchy needs them
 /// all: n - 1 rows). Rank 0 gets every rank's edges, others an empty list.

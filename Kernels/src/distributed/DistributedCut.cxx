@@ -208,11 +208,7 @@ public:
         CrossEdge{ e.length, e.i, e.j, here, 0, static_cast<std::uint32_t>(comm.rank()) });
     }
     std::vector<std::uint64_t> unknown;
-    std::vector<CrossEdge> received;
-    for (const auto& from : this->X.allToAll(mirror))
-    {
-      received.insert(received.end(), from.begin(), from.end());
-    }
+    std::vector<CrossEdge> received = concatenate(this->X.allToAll(std::move(mirror)));
     for (CrossEdge& c : received)
     {
       std::uint64_t const mine = c.otherId == c.i ? c.j : c.i;
@@ -427,11 +423,7 @@ public:
       toHome[static_cast<std::size_t>(homeOf(label[g], p))].push_back(
         ClusterOfLabel{ label[g], sizeOfGroup[g] });
     }
-    std::vector<ClusterOfLabel> atHome;
-    for (const auto& from : this->X.allToAll(toHome))
-    {
-      atHome.insert(atHome.end(), from.begin(), from.end());
-    }
+    std::vector<ClusterOfLabel> atHome = concatenate(this->X.allToAll(std::move(toHome)));
     std::sort(atHome.begin(), atHome.end(),
       [](const ClusterOfLabel& a, const ClusterOfLabel& b) { return a.label < b.label; });
     std::size_t merged = 0;
@@ -464,14 +456,12 @@ public:
     result.noisePoints = this->X.sum(noise);
     PerRank<IdOfLabel> ids = this->X.outbox<IdOfLabel>();
     {
-      std::vector<ClusterOfLabel> clusters;
-      for (const auto& from : this->X.allToAll(toZero))
-      {
-        clusters.insert(clusters.end(), from.begin(), from.end());
-      }
+      std::vector<ClusterOfLabel> clusters = concatenate(this->X.allToAll(std::move(toZero)));
       std::sort(clusters.begin(), clusters.end(),
         [](const ClusterOfLabel& a, const ClusterOfLabel& b)
         { return a.size != b.size ? a.size > b.size : a.label < b.label; });
+      result.sizes.reserve(clusters.size());
+      result.firstPoint.reserve(clusters.size());
       for (std::size_t c = 0; c < clusters.size(); ++c)
       {
         result.sizes.push_back(clusters[c].size);
@@ -485,11 +475,7 @@ public:
     {
       throw Error(ErrorCode::InvalidInput, "more clusters than int32 cluster ids can number");
     }
-    std::vector<IdOfLabel> idAtHome;
-    for (const auto& from : this->X.allToAll(ids))
-    {
-      idAtHome.insert(idAtHome.end(), from.begin(), from.end());
-    }
+    std::vector<IdOfLabel> idAtHome = concatenate(this->X.allToAll(std::move(ids)));
     std::sort(idAtHome.begin(), idAtHome.end(),
       [](const IdOfLabel& a, const IdOfLabel& b) { return a.label < b.label; });
     // Each group asks its label's home for (cluster id, size).
@@ -509,7 +495,7 @@ public:
       {
         asks[static_cast<std::size_t>(homeOf(label[g], p))].push_back(LabelRequest{ label[g], g });
       }
-      PerRank<LabelRequest> const asked = this->X.allToAll(asks);
+      PerRank<LabelRequest> const asked = this->X.allToAll(std::move(asks));
       PerRank<PointAnswer> replies = this->X.outbox<PointAnswer>();
       for (std::size_t s = 0; s < asked.size(); ++s)
       {
@@ -520,7 +506,7 @@ public:
           replies[s].push_back(a);
         }
       }
-      for (const auto& from : this->X.allToAll(replies))
+      for (const auto& from : this->X.allToAll(std::move(replies)))
       {
         for (const PointAnswer& a : from)
         {
@@ -559,7 +545,7 @@ public:
         asks[askedRanks[k]].push_back(LabelRequest{ askedIds[k], k });
       }
       agreement.agree();
-      PerRank<LabelRequest> const asked = this->X.allToAll(asks);
+      PerRank<LabelRequest> const asked = this->X.allToAll(std::move(asks));
       PerRank<PointAnswer> replies = this->X.outbox<PointAnswer>();
       for (std::size_t s = 0; s < asked.size(); ++s)
       {
@@ -575,7 +561,7 @@ public:
           replies[s].push_back(a);
         }
       }
-      for (const auto& from : this->X.allToAll(replies))
+      for (const auto& from : this->X.allToAll(std::move(replies)))
       {
         for (const PointAnswer& a : from)
         {
@@ -605,7 +591,7 @@ public:
     {
       asks[cross[c].otherRank].push_back(LabelRequest{ cross[c].otherId, c });
     }
-    PerRank<LabelRequest> const asked = this->X.allToAll(asks);
+    PerRank<LabelRequest> const asked = this->X.allToAll(std::move(asks));
     PerRank<LabelReply> replies = this->X.outbox<LabelReply>();
     for (std::size_t s = 0; s < asked.size(); ++s)
     {
@@ -617,7 +603,7 @@ public:
       }
     }
     std::vector<std::uint64_t> result(cross.size(), kNoLabel);
-    for (const auto& from : this->X.allToAll(replies))
+    for (const auto& from : this->X.allToAll(std::move(replies)))
     {
       for (const LabelReply& r : from)
       {
@@ -701,7 +687,7 @@ DistributedClustering DistributedTreeCutter::cut(const EdgeOrder& last,
 }
 
 std::vector<ClusterSummary> mergeClusterSummaries(
-  Communicator& comm, const std::vector<ClusterSummary>& partial)
+  Communicator& comm, std::vector<ClusterSummary> partial)
 {
   using namespace detail;
   TrafficCount traffic;
@@ -740,21 +726,16 @@ std::vector<ClusterSummary> mergeClusterSummaries(
     toHome[static_cast<std::size_t>(homeOf(static_cast<std::uint64_t>(s.cluster), x.size()))]
       .push_back(s);
   }
-  std::vector<ClusterSummary> atHome;
-  for (const auto& from : x.allToAll(toHome))
-  {
-    atHome.insert(atHome.end(), from.begin(), from.end());
-  }
+  std::vector<ClusterSummary>().swap(partial);
+  std::vector<ClusterSummary> atHome = concatenate(x.allToAll(std::move(toHome)));
   std::stable_sort(atHome.begin(), atHome.end(),
     [](const ClusterSummary& a, const ClusterSummary& b) { return a.cluster < b.cluster; });
   merge(atHome);
   PerRank<ClusterSummary> toZero = x.outbox<ClusterSummary>();
   toZero[0] = std::move(atHome);
-  std::vector<ClusterSummary> all;
-  for (const auto& from : x.allToAll(toZero))
-  {
-    all.insert(all.end(), from.begin(), from.end());
-  }
+  // Rank 0 holds one row per cluster of the whole cloud here: each row once in the inbox and
+  // once in the result, never more.
+  std::vector<ClusterSummary> all = concatenate(x.allToAll(std::move(toZero)));
   merge(all);
   return all;
 }
@@ -766,12 +747,7 @@ std::vector<Edge> gatherEdgesOnRankZero(Communicator& comm, const std::vector<Ed
   Exchange x(comm, traffic);
   PerRank<Edge> outbox = x.outbox<Edge>();
   outbox[0] = local;
-  std::vector<Edge> all;
-  for (const auto& from : x.allToAll(outbox))
-  {
-    all.insert(all.end(), from.begin(), from.end());
-  }
-  return all;
+  return concatenate(x.allToAll(std::move(outbox)));
 }
 
 } // namespace emst

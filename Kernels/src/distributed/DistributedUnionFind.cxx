@@ -55,7 +55,7 @@ void DistributedUnionFind::deliver(const std::vector<Candidate>& proposals)
       outbox[static_cast<std::size_t>(homeOf(c.from, this->X.size()))].push_back(c);
     }
   }
-  for (const std::vector<Candidate>& from : this->X.allToAll(outbox))
+  for (const std::vector<Candidate>& from : this->X.allToAll(std::move(outbox)))
   {
     for (const Candidate& c : from)
     {
@@ -78,7 +78,7 @@ std::vector<Reply> DistributedUnionFind::ask(
     questions[static_cast<std::size_t>(homeOf(asked[k], this->X.size()))].push_back(
       Asked{ asked[k], k });
   }
-  PerRank<Asked> const received = this->X.allToAll(questions);
+  PerRank<Asked> const received = this->X.allToAll(std::move(questions));
   questions.clear();
   PerRank<Answered<Reply>> replies = this->X.outbox<Answered<Reply>>();
   for (std::size_t s = 0; s < received.size(); ++s)
@@ -89,7 +89,7 @@ std::vector<Reply> DistributedUnionFind::ask(
     }
   }
   std::vector<Reply> result(asked.size());
-  for (const auto& from : this->X.allToAll(replies))
+  for (const auto& from : this->X.allToAll(std::move(replies)))
   {
     for (const Answered<Reply>& a : from)
     {
@@ -125,7 +125,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
     targetQuestions[static_cast<std::size_t>(homeOf(best.to, p))].push_back(
       About{ best.to, label });
   }
-  PerRank<About> const targetAsked = this->X.allToAll(targetQuestions);
+  PerRank<About> const targetAsked = this->X.allToAll(std::move(targetQuestions));
   targetQuestions.clear();
   PerRank<Told> targetReplies = this->X.outbox<Told>();
   for (std::size_t s = 0; s < targetAsked.size(); ++s)
@@ -140,7 +140,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
   // parent[L] for the labels homed here that proposed; the others are roots.
   std::unordered_map<std::uint64_t, std::uint64_t> parent;
   parent.reserve(this->Best.size());
-  for (const auto& from : this->X.allToAll(targetReplies))
+  for (const auto& from : this->X.allToAll(std::move(targetReplies)))
   {
     for (const Told& t : from)
     {
@@ -163,7 +163,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
     }
   }
   std::vector<Candidate> owned;
-  for (const auto& from : this->X.allToAll(chosen))
+  for (const auto& from : this->X.allToAll(std::move(chosen)))
   {
     owned.insert(owned.end(), from.begin(), from.end());
   }
@@ -197,7 +197,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
       std::uint64_t const up = parent.at(label);
       questions[static_cast<std::size_t>(homeOf(up, p))].push_back(About{ up, label });
     }
-    PerRank<About> const asked2 = this->X.allToAll(questions);
+    PerRank<About> const asked2 = this->X.allToAll(std::move(questions));
     // Answers from the parents before this step's updates: a synchronous doubling step.
     PerRank<Told> replies = this->X.outbox<Told>();
     for (std::size_t s = 0; s < asked2.size(); ++s)
@@ -209,7 +209,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
       }
     }
     std::vector<std::uint64_t> still;
-    for (const auto& from : this->X.allToAll(replies))
+    for (const auto& from : this->X.allToAll(std::move(replies)))
     {
       for (const Told& t : from)
       {
@@ -235,7 +235,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
     members[static_cast<std::size_t>(homeOf(root, p))].push_back(About{ root, label });
   }
   std::unordered_map<std::uint64_t, std::uint64_t> newLabel; // at this home
-  PerRank<About> const memberOf = this->X.allToAll(members);
+  PerRank<About> const memberOf = this->X.allToAll(std::move(members));
   members.clear();
   for (const auto& from : memberOf)
   {
@@ -256,7 +256,7 @@ std::vector<Candidate> DistributedUnionFind::merge(const std::vector<Candidate>&
       treeMin[s].push_back(Told{ m.asker, newLabel.at(m.of) });
     }
   }
-  for (const auto& from : this->X.allToAll(treeMin))
+  for (const auto& from : this->X.allToAll(std::move(treeMin)))
   {
     for (const Told& t : from)
     {

@@ -148,6 +148,26 @@ private:
   TrafficCount& Traffic;
 };
 
+/// The records of every inbox in one list, in rank order; each inbox is freed once copied, so that
+/// the records are never held more than twice.
+template <class T>
+std::vector<T> concatenate(PerRank<T> inbox)
+{
+  std::size_t total = 0;
+  for (const std::vector<T>& from : inbox)
+  {
+    total += from.size();
+  }
+  std::vector<T> all;
+  all.reserve(total);
+  for (std::vector<T>& from : inbox)
+  {
+    all.insert(all.end(), from.begin(), from.end());
+    std::vector<T>().swap(from);
+  }
+  return all;
+}
+
 /// The rank that keeps the record of component `label` (its "home"): a mixed hash, so that the
 /// smallest ids (a component's label is its smallest global id) do not all land on rank 0.
 inline int homeOf(std::uint64_t label, int ranks)
