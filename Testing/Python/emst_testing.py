@@ -226,6 +226,12 @@ def sample_points(path):
     return xyz, arrays
 
 
+def check(condition, message):
+    """An assert that stays under python -O."""
+    if not condition:
+        raise AssertionError(message)
+
+
 def passed(message):
     print("PASS: " + message)
     sys.stdout.flush()

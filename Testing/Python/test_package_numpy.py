@@ -31,19 +31,7 @@ from scipy.spatial import Delaunay
 from scipy.spatial.distance import pdist, squareform
 
 import emst_testing  # the data sets' reader and the union-find (it imports vtk: not `emst` itself)
-
-SKIP = 77
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-def passed(message):
-    print("PASS: " + message)
-    sys.stdout.flush()
-
+from emst_testing import SKIP, check, passed
 
 def partition(labels):
     """Labels as a canonical partition: each point -> the smallest point index of its group."""

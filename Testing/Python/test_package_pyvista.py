@@ -19,14 +19,7 @@ import tempfile
 import numpy as np
 
 import emst_testing  # the data sets' reader
-
-SKIP = 77
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
+from emst_testing import SKIP, check
 
 def main():
     parser = argparse.ArgumentParser()

@@ -26,19 +26,7 @@ import sys
 import numpy as np
 
 import emst_testing  # the data sets' reader
-
-SKIP = 77
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-def passed(message):
-    print("PASS: " + message)
-    sys.stdout.flush()
-
+from emst_testing import SKIP, check, passed
 
 def field(data, name):
     array = data.GetFieldData().GetAbstractArray(name)
