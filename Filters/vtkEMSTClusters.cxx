@@ -99,6 +99,16 @@ void MakeEmpty(vtkPolyData* output, const std::string& backend,
   AddFieldData(output, threshold, 0, 0, backend, 0.0, messages);
 }
 
+/// Reports `error` (vtkErrorMacro and ClusterMessages) with an empty output; RequestData's return.
+int Failed(vtkAlgorithm* filter, vtkPolyData* output, const std::string& error,
+  std::vector<std::string>& messages)
+{
+  vtkErrorWithObjectMacro(filter, << error);
+  messages.push_back("error: " + error);
+  MakeEmpty(output, "none (error)", messages);
+  return 1;
+}
+
 /// Adds the LongestEdge column (one value per cluster) where the table has it: before FirstPoint.
 void AddLongestEdge(vtkTable* table, const std::vector<double>& longestEdge)
 {
@@ -387,10 +397,7 @@ int vtkEMSTClusters::RequestData(
     if (!vtkEMSTPeriodicBox::Read(local->GetFieldData(), box, boxError))
     {
       const std::string error = "Periodic box of the input: " + boxError + ".";
-      vtkErrorMacro(<< error);
-      messages.push_back("error: " + error);
-      MakeEmpty(output, "none (error)", messages);
-      return 1;
+      return Failed(this, output, error, messages);
     }
   }
 
@@ -439,10 +446,7 @@ int vtkEMSTClusters::RequestData(
     this->SetProgressText(nullptr);
     if (cache.Tree == nullptr)
     {
-      vtkErrorMacro(<< status.ErrorMessage);
-      messages.push_back("error: " + status.ErrorMessage);
-      MakeEmpty(output, "none (error)", messages);
-      return 1;
+      return Failed(this, output, status.ErrorMessage, messages);
     }
     cache.Remember(input, lengths, backend);
     ++this->TreeUploads;
@@ -505,11 +509,8 @@ int vtkEMSTClusters::RequestData(
   this->SetProgressText(nullptr);
   if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
   {
-    vtkErrorMacro(<< cut.Outcome.ErrorMessage);
-    messages.push_back("error: " + cut.Outcome.ErrorMessage);
     cache.Tree.reset();
-    MakeEmpty(output, "none (error)", messages);
-    return 1;
+    return Failed(this, output, cut.Outcome.ErrorMessage, messages);
   }
   this->UpdateProgress(0.7);
 
@@ -567,10 +568,7 @@ int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* length
     this->SetProgressText(nullptr);
     if (cache.Distributed == nullptr)
     {
-      vtkErrorMacro(<< status.ErrorMessage);
-      messages.push_back("error: " + status.ErrorMessage);
-      MakeEmpty(output, "none (error)", messages);
-      return 1;
+      return Failed(this, output, status.ErrorMessage, messages);
     }
     cache.Remember(input, lengths, anyBackend);
     ++this->TreeUploads;
@@ -613,11 +611,8 @@ int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* length
   }
   if (cut.Outcome.Code != vtkEMSTEngineBridge::Status::Ok)
   {
-    vtkErrorMacro(<< cut.Outcome.ErrorMessage);
-    messages.push_back("error: " + cut.Outcome.ErrorMessage);
     cache.Distributed.reset();
-    MakeEmpty(output, "none (error)", messages);
-    return 1;
+    return Failed(this, output, cut.Outcome.ErrorMessage, messages);
   }
   // The histogram's counts are collective, its table (like the cluster table) on process 0 only:
   // ParaView's reduction of a table appends the processes' rows.
