@@ -364,11 +364,8 @@ void vtkEMSTHdbscanClusters::PrintSelf(ostream& os, vtkIndent indent)
   os << indent
      << "Backend: " << (this->Backend == CUDA ? "CUDA" : (this->Backend == CPU ? "CPU" : "Auto"))
      << "\n";
-  os << indent << "PeriodicBoxMode: " << this->PeriodicBoxMode << "\n";
-  os << indent << "BoxOrigin: " << this->BoxOrigin[0] << " " << this->BoxOrigin[1] << " "
-     << this->BoxOrigin[2] << "\n";
-  os << indent << "BoxSize: " << this->BoxSize[0] << " " << this->BoxSize[1] << " "
-     << this->BoxSize[2] << "\n";
+  vtkEMSTPeriodicBox::PrintProperties(
+    os, indent, this->PeriodicBoxMode, this->BoxOrigin, this->BoxSize);
   os << indent << "TreeRuns: " << this->TreeRuns << "\n";
   os << indent << "Controller: " << this->Controller << "\n";
 }

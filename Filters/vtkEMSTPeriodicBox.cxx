@@ -269,4 +269,12 @@ void MarkTree(vtkPolyData* output, const Box& box, bool asked)
   }
 }
 
+void PrintProperties(
+  std::ostream& os, vtkIndent indent, int mode, const double origin[3], const double size[3])
+{
+  os << indent << "PeriodicBoxMode: " << mode << "\n";
+  os << indent << "BoxOrigin: " << origin[0] << " " << origin[1] << " " << origin[2] << "\n";
+  os << indent << "BoxSize: " << size[0] << " " << size[1] << " " << size[2] << "\n";
+}
+
 }

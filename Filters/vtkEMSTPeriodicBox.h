@@ -9,7 +9,10 @@
 #ifndef vtkEMSTPeriodicBox_h
 #define vtkEMSTPeriodicBox_h
 
+#include "vtkIndent.h"
 #include "vtkSmartPointer.h"
+
+#include <ostream>
 
 #include <string>
 
@@ -92,6 +95,10 @@ vtkSmartPointer<vtkUnsignedCharArray> CrossesBoundary(
 /// box was asked for (all 0 without a periodic axis), and the field data BoxSize and BoxOrigin
 /// when the box has a periodic axis.
 void MarkTree(vtkPolyData* output, const Box& box, bool asked);
+
+/// The Periodic Box properties of a filter, for its PrintSelf.
+void PrintProperties(
+  std::ostream& os, vtkIndent indent, int mode, const double origin[3], const double size[3]);
 
 }
 
