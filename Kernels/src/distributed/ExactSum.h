@@ -71,12 +71,12 @@ public:
 private:
   void normalize()
   {
-    std::uint64_t carry = 0;
+    std::uint64_t spill = 0; // the bits above 32 of the previous limb
     for (int k = 0; k < kLimbs; ++k)
     {
-      std::uint64_t const v = this->Limb[k] + carry;
+      std::uint64_t const v = this->Limb[k] + spill;
       this->Limb[k] = v & 0xFFFFFFFFu;
-      carry = v >> 32;
+      spill = v >> 32;
     }
     this->Pending = 0;
   }
@@ -126,7 +126,7 @@ private:
       exponent += drop;
       if (rest > half || (rest == half && (sticky || (head & 1) != 0)))
       {
-        ++head; // may carry to 2^53: still exact in a double
+        ++head; // may round up to 2^53: still exact in a double
       }
     }
     return std::ldexp(static_cast<double>(static_cast<std::uint64_t>(head)), exponent);
