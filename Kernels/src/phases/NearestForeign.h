@@ -221,60 +221,87 @@ struct SearchContext
   }
 };
 
-/// Start of a round, one thread per leaf: moves the leaf's points to their new component labels
-/// (from the last round's merge), seeds each component's upper bound with the answers that are
-/// still valid and with Morton neighbours, and writes the leaf's label: its points' common
-/// component, or kMixed.
-template <class Metric>
-struct RelabelLeaves
+/// Start of a round, one thread per point: moves the point to its new component label (from the
+/// last round's merge) and seeds its component's upper bound with its last answer when that is
+/// still foreign (then still an edge leaving the component). The first point of each leaf writes
+/// its label as the leaf's, which LabelLeaves overwrites with kMixed where another follows.
+struct RelabelPoints
 {
-  PointRecord* recordOfPoint; ///< [m]
+  PointArrays points; ///< component labels rewritten
   CellArrays cells;
-  Index* labelOfLeaf;          ///< [L]
+  Index* labelOfLeaf;          ///< [L] the first point's label
   const Index* newLabelOfComp; ///< [previous k], or null in the first round
   CandidateArrays candidates;
   std::uint32_t* boundOfComp; ///< [k] float bits, +inf on entry; null in the first round
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const k = static_cast<Index>(index);
+    Index const old = points.recordOfPoint[k].comp;
+    Index const comp = newLabelOfComp ? newLabelOfComp[old] : old;
+    Index const leaf = points.leafOfPoint[k];
+    if (cells.firstPointOfLeaf[leaf] == k)
+    {
+      labelOfLeaf[leaf] = comp;
+    }
+    if (!newLabelOfComp)
+    {
+      return;
+    }
+    points.recordOfPoint[k].comp = comp;
+    if (candidates.candidateOfPoint[k] != kNone)
+    {
+      Index const other = newLabelOfComp[candidates.candidateCompOfPoint[k]];
+      candidates.candidateCompOfPoint[k] = other;
+      if (other != comp)
+      {
+        tightenBound(boundOfComp, comp, candidates.boundOfPoint[k]);
+      }
+    }
+  }
+};
+
+/// Then, one thread per point (labels final): the leaf labels and the Morton seeds. A point in
+/// another component than the point before it in its leaf makes the leaf kMixed (a plain store:
+/// every writer writes the same value, after RelabelPoints' store of the first point's label).
+/// Two consecutive points in different components, in one leaf or across two, are an edge,
+/// hence an upper bound for both components (Prokopenko et al. 2022, 3.2); it matters in round
+/// two, when no answer of round one is still valid, and across leaves once the leaves hold one
+/// component each.
+template <class Metric>
+struct LabelLeaves
+{
+  PointArrays points;
+  CellArrays cells;
+  Index* labelOfLeaf;         ///< [L], the first point's label on entry
+  std::uint32_t* boundOfComp; ///< [k] float bits; null in the first round (no bounds)
   Tolerance tolerance;
   Metric metric;
 
-  EMST_HD void operator()(std::size_t leaf) const
+  EMST_HD void operator()(std::size_t index) const
   {
-    Index const first = cells.firstPointOfLeaf[leaf];
-    Index const end = cells.firstPointOfLeaf[leaf + 1];
-    Index label = kNone;
-    PointRecord previous{};
-    for (Index k = first; k < end; ++k)
+    Index const k = static_cast<Index>(index);
+    if (k == 0)
     {
-      PointRecord r = recordOfPoint[k];
-      if (newLabelOfComp)
-      {
-        r.comp = newLabelOfComp[r.comp];
-        recordOfPoint[k].comp = r.comp;
-        if (candidates.candidateOfPoint[k] != kNone)
-        {
-          Index const other = newLabelOfComp[candidates.candidateCompOfPoint[k]];
-          candidates.candidateCompOfPoint[k] = other;
-          if (other != r.comp)
-          {
-            // Still a valid edge of this component.
-            tightenBound(boundOfComp, r.comp, candidates.boundOfPoint[k]);
-          }
-        }
-        // Neighbours on the Morton curve in different components: an edge, hence an upper
-        // bound for both (Prokopenko et al. 2022, 3.2). It matters in round two, when no
-        // answer of round one is still valid.
-        if (k > first && previous.comp != r.comp)
-        {
-          float const key =
-            tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
-          tightenBound(boundOfComp, r.comp, key);
-          tightenBound(boundOfComp, previous.comp, key);
-        }
-      }
-      label = (k == first || label == r.comp) ? r.comp : kMixed;
-      previous = r;
+      return;
     }
-    labelOfLeaf[leaf] = label;
+    PointRecord const r = points.recordOfPoint[k];
+    PointRecord const previous = points.recordOfPoint[k - 1];
+    if (previous.comp == r.comp)
+    {
+      return;
+    }
+    Index const leaf = points.leafOfPoint[k];
+    if (k > cells.firstPointOfLeaf[leaf])
+    {
+      storeShared(&labelOfLeaf[leaf], kMixed);
+    }
+    if (boundOfComp)
+    {
+      float const key = tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
+      tightenBound(boundOfComp, r.comp, key);
+      tightenBound(boundOfComp, previous.comp, key);
+    }
   }
 };
 
@@ -429,7 +456,8 @@ struct SearchState
   Buffer<float, Exec> boundOfPoint;         ///< [m], 0 at first
 };
 
-/// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the subtrees, search.
+/// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the leaves and the
+/// subtrees, search.
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// Nothing runs when *components (the count before the round, on the backend) is one.
 template <class Exec, class Metric>
@@ -442,9 +470,13 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   search.bottomUp = searchesBottomUp(round);
   search.boundOfComp = comps.boundOfComp;
   search.firstKeyOfComp = comps.firstKeyOfComp;
-  exec.forEachUnlessDone(leaves, components,
-    RelabelLeaves<Metric>{ search.points.recordOfPoint, search.cells, labels.labelOfLeaf,
-      previousLabels, search.candidates, search.boundOfComp, search.tolerance, search.metric });
+  std::size_t const m = search.points.count;
+  exec.forEachUnlessDone(m, components,
+    RelabelPoints{ search.points, search.cells, labels.labelOfLeaf, previousLabels,
+      search.candidates, search.boundOfComp });
+  exec.forEachUnlessDone(m, components,
+    LabelLeaves<Metric>{ search.points, search.cells, labels.labelOfLeaf, search.boundOfComp,
+      search.tolerance, search.metric });
   if (leaves > 1)
   {
     auto runStarts =
