@@ -30,20 +30,6 @@ EMST_HD EMST_FORCEINLINE void atomicMinU32(std::uint32_t* address, std::uint32_t
 #endif
 }
 
-/// Raises *address to value if value is larger.
-EMST_HD EMST_FORCEINLINE void atomicMaxU32(std::uint32_t* address, std::uint32_t value)
-{
-#if defined(__CUDA_ARCH__)
-  atomicMax(address, value);
-#else
-  std::uint32_t seen = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (value > seen &&
-    !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-  {
-  }
-#endif
-}
-
 EMST_HD EMST_FORCEINLINE void atomicMinU64(std::uint64_t* address, std::uint64_t value)
 {
 #if defined(__CUDA_ARCH__)

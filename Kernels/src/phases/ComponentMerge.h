@@ -124,8 +124,10 @@ struct RootAndEmit
     std::uint32_t const slot = takeSlot(edges.edgeCount);
     if (slot < edges.capacity)
     {
-      edges.edgePoints[2 * slot] = p;
-      edges.edgePoints[2 * slot + 1] = candidates.candidateOfPoint[p];
+      // 64-bit: 2 * slot passes 2^32 from 2^31 + 1 points on.
+      std::size_t const at = 2 * static_cast<std::size_t>(slot);
+      edges.edgePoints[at] = p;
+      edges.edgePoints[at + 1] = candidates.candidateOfPoint[p];
     }
   }
 };
