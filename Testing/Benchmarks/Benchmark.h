@@ -43,6 +43,7 @@ struct Settings
   bool hdbscan = false;
   std::size_t minimumSamples = 10;
   std::size_t hdbscanMinimumClusterSize = 100;
+  std::size_t verifySamples = 0; ///< --verify S: verifyTree after the runs (0: not run)
   std::vector<std::string> sets;
 };
 
@@ -128,6 +129,13 @@ std::vector<CutRow> timeCuts(const std::string& set, const Settings& settings);
 double relativeError(double weight, double reference);
 /// "" when the tree has validPoints - 1 edges, else what is wrong.
 std::string edgeCountProblem(const emst::Result& result);
+
+/// --verify S: the tree against the file, on the host's threads: every edge's length and the
+/// total recomputed in double from the coordinates, and S sampled points (spread over the
+/// indices) joined by a tree edge to their brute-force nearest neighbour. An empty string when
+/// all hold (summary says what was checked), else the problem.
+std::string verifyTree(const emst::PointSet& points, const emst::Result& result,
+  std::size_t samples, std::string& summary);
 /// "" when a cut agrees with a sequential union-find over the first `kept` sorted edges (groups
 /// by decreasing size, ties by smallest point; every point's label and group size), else what
 /// differs first.

@@ -2,11 +2,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
 // What a benchmark row is checked against, apart from the reference weights (Sets.cxx): the
-// tree's edge count, and each cut against a sequential union-find of its own.
+// tree's edge count, each cut against a sequential union-find of its own, and (--verify, for
+// sets with no reference) the tree against the file on the host.
 #include "Benchmark.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <thread>
+#include <utility>
 
 namespace emstbench
 {
@@ -111,6 +115,196 @@ std::string checkAgainstUnionFind(std::size_t n, const std::vector<emst::Edge>& 
         std::to_string(count[root[p]]);
     }
   }
+  return std::string();
+}
+
+namespace
+{
+
+/// Point i's coordinates in double (the .f32 or the text values, unused axes 0).
+struct HostPoints
+{
+  const emst::PointSet& set;
+  void load(std::size_t i, double* x) const
+  {
+    std::size_t const d = static_cast<std::size_t>(set.dimension);
+    for (std::size_t a = 0; a < 3; ++a)
+    {
+      x[a] = a < d ? (set.float32.empty() ? set.float64[i * d + a]
+                                          : static_cast<double>(set.float32[i * d + a]))
+                   : 0.0;
+    }
+  }
+  double squared(std::size_t i, std::size_t j) const
+  {
+    double x[3], y[3];
+    this->load(i, x);
+    this->load(j, y);
+    double s = 0.0;
+    for (int a = 0; a < 3; ++a)
+    {
+      s += (x[a] - y[a]) * (x[a] - y[a]);
+    }
+    return s;
+  }
+};
+
+/// Runs body(first, last) over [0, n) in as many chunks as the machine has threads.
+template <class Body>
+void inParallel(std::size_t n, const Body& body)
+{
+  std::size_t const threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> team;
+  for (std::size_t t = 0; t < threads; ++t)
+  {
+    team.emplace_back([&, t] { body(n * t / threads, n * (t + 1) / threads); });
+  }
+  for (std::thread& thread : team)
+  {
+    thread.join();
+  }
+}
+
+} // namespace
+
+std::string verifyTree(const emst::PointSet& points, const emst::Result& result,
+  std::size_t samples, std::string& summary)
+{
+  std::size_t const n = points.count;
+  HostPoints const host{ points };
+  const std::vector<emst::Edge>& edges = result.edges;
+  if (result.stats.validPoints != n || n < 2)
+  {
+    summary = "not verified (non-finite points, or fewer than two)";
+    return std::string();
+  }
+  // Every length again, from the file's coordinates in double, and the total in long double.
+  std::vector<long double> partial(std::max(1u, std::thread::hardware_concurrency()), 0.0L);
+  std::vector<double> worst(partial.size(), 0.0);
+  std::vector<std::size_t> outOfRange(partial.size(), 0);
+  std::size_t const threads = partial.size();
+  std::vector<std::thread> team;
+  for (std::size_t t = 0; t < threads; ++t)
+  {
+    team.emplace_back(
+      [&, t]
+      {
+        for (std::size_t e = edges.size() * t / threads; e < edges.size() * (t + 1) / threads; ++e)
+        {
+          if (edges[e].i >= n || edges[e].j >= n || edges[e].i == edges[e].j)
+          {
+            ++outOfRange[t];
+            continue;
+          }
+          double const length = std::sqrt(host.squared(edges[e].i, edges[e].j));
+          partial[t] += length;
+          double const off = std::fabs(length - edges[e].length) / std::max(length, 1e-300);
+          worst[t] = std::max(worst[t], off);
+        }
+      });
+  }
+  for (std::thread& thread : team)
+  {
+    thread.join();
+  }
+  long double total = 0.0L;
+  double lengthError = 0.0;
+  std::size_t bad = 0;
+  for (std::size_t t = 0; t < threads; ++t)
+  {
+    total += partial[t];
+    lengthError = std::max(lengthError, worst[t]);
+    bad += outOfRange[t];
+  }
+  if (bad > 0)
+  {
+    return std::to_string(bad) + " edge(s) with an end out of range or a loop";
+  }
+  double const totalError = relativeError(static_cast<double>(total), result.totalWeight);
+  if (lengthError > 1e-12 || totalError > 1e-9)
+  {
+    return "lengths recomputed on the host differ: " + formatDouble("%.2e", lengthError) +
+      " (an edge), " + formatDouble("%.2e", totalError) + " (the total)";
+  }
+
+  // Each sampled point's nearest neighbour (brute force over every point, ties to the smaller
+  // index) must be joined to it by a tree edge: under the tree's total order the least edge at a
+  // point is always in the minimum spanning tree.
+  samples = std::min(samples, n);
+  std::vector<std::size_t> sample(samples);
+  for (std::size_t s = 0; s < samples; ++s)
+  {
+    sample[s] = static_cast<std::size_t>(
+      (static_cast<unsigned __int128>(s) * 0x9E3779B97F4A7C15ULL + 0x632BE59BD9B4E019ULL) % n);
+  }
+  std::vector<std::vector<std::pair<double, std::size_t>>> bestOf(
+    threads, std::vector<std::pair<double, std::size_t>>(samples, { HUGE_VAL, n }));
+  std::vector<std::array<double, 3>> at(samples);
+  for (std::size_t s = 0; s < samples; ++s)
+  {
+    host.load(sample[s], at[s].data());
+  }
+  team.clear();
+  for (std::size_t t = 0; t < threads; ++t)
+  {
+    team.emplace_back(
+      [&, t]
+      {
+        std::vector<std::pair<double, std::size_t>>& best = bestOf[t];
+        for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+        {
+          double x[3];
+          host.load(i, x);
+          for (std::size_t s = 0; s < samples; ++s)
+          {
+            double d = 0.0;
+            for (int a = 0; a < 3; ++a)
+            {
+              d += (x[a] - at[s][a]) * (x[a] - at[s][a]);
+            }
+            if (i != sample[s] && d < best[s].first)
+            {
+              best[s] = { d, i };
+            }
+          }
+        }
+      });
+  }
+  for (std::thread& thread : team)
+  {
+    thread.join();
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> wanted;
+  for (std::size_t s = 0; s < samples; ++s)
+  {
+    std::pair<double, std::size_t> best{ HUGE_VAL, n };
+    for (std::size_t t = 0; t < threads; ++t)
+    {
+      best = std::min(best, bestOf[t][s]);
+    }
+    wanted.emplace_back(std::min(sample[s], best.second), std::max(sample[s], best.second));
+  }
+  std::sort(wanted.begin(), wanted.end());
+  std::vector<char> found(wanted.size(), 0);
+  for (const emst::Edge& edge : edges)
+  {
+    std::pair<std::size_t, std::size_t> const key{ std::min(edge.i, edge.j),
+      std::max(edge.i, edge.j) };
+    auto const it = std::lower_bound(wanted.begin(), wanted.end(), key);
+    for (auto k = it; k != wanted.end() && *k == key; ++k)
+    {
+      found[static_cast<std::size_t>(k - wanted.begin())] = 1;
+    }
+  }
+  std::size_t const missing = static_cast<std::size_t>(std::count(found.begin(), found.end(), 0));
+  if (missing > 0)
+  {
+    return std::to_string(missing) + " of " + std::to_string(samples) +
+      " sampled points are not joined to their nearest neighbour";
+  }
+  summary = "host check: lengths and total recomputed (" + formatDouble("%.1e", totalError) +
+    "), " + std::to_string(samples) + " sampled points joined to their brute-force nearest " +
+    "neighbours";
   return std::string();
 }
 

@@ -115,6 +115,13 @@ TreeRow timeTree(const std::string& set, const Settings& settings)
       row.status = "MISMATCH";
       row.note = edgeProblem;
     }
+    else if (settings.verifySamples > 0 && !settings.hdbscan)
+    {
+      std::string summary;
+      const std::string problem = verifyTree(points, result, settings.verifySamples, summary);
+      row.status = problem.empty() ? row.status : "MISMATCH";
+      row.note = problem.empty() ? summary : problem;
+    }
 
     std::string why = "a mutual reachability tree (--hdbscan) has none";
     // The references are EMST weights: the mutual reachability tree's equals them for k = 1 only.

@@ -36,7 +36,7 @@ namespace
 const char* const UsageText =
   "usage: emst_benchmark [--backend auto|cuda|cpu] [--repeat N] [--threads N] [--data-dir DIR]\n"
   "                      [--reference FILE] [--tolerance X] [--csv FILE] [--json FILE]\n"
-  "                      [--no-header] [--cut [--min-size N]] [--periodic]\n"
+  "                      [--no-header] [--cut [--min-size N]] [--periodic] [--verify S]\n"
   "                      [--hdbscan [--min-samples K] [--min-cluster-size M]] SET...\n"
   "       emst_benchmark [--cut] --header-only\n";
 
@@ -69,6 +69,10 @@ const char* const HelpText =
   "               noise and the end-to-end time (tree call with its downloads + extraction).\n"
   "--min-samples K      HDBSCAN*'s k (scikit-learn's min_samples), 1 to 256 (default 10).\n"
   "--min-cluster-size M HDBSCAN*'s smallest cluster, at least 2 (default 100).\n"
+  "--verify S     after the runs, check the tree against the file on the host's threads (for\n"
+  "               sets with no reference weight, e.g. 10^9 points): every edge's length and the\n"
+  "               total recomputed in double, and S sampled points (1 to 100000) joined to\n"
+  "               their brute-force nearest neighbour; the note says what held.\n"
   "\n"
   "Columns: median and min of Stats::computeMilliseconds; MFeatures/s = n*dim/(median s)/1e6;\n"
   "upload/download medians; peak backend bytes per point (max over runs); Boruvka rounds; the\n"
@@ -182,6 +186,11 @@ Settings parseCommandLine(int argc, char** argv, bool& help)
     {
       settings.hdbscanMinimumClusterSize =
         static_cast<std::size_t>(parseInteger("--min-cluster-size", args.value(), 2, 2147483647));
+    }
+    else if (name == "--verify")
+    {
+      settings.verifySamples =
+        static_cast<std::size_t>(parseInteger("--verify", args.value(), 1, 100000));
     }
     else if (!arg.empty() && arg[0] == '-')
     {
