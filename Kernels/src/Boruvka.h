@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace emst
@@ -212,8 +213,8 @@ private:
       if (m > 1)
       {
         this->spanningTree<T>(input, inputMetric, framed, distinct, edgePoints, stats,
-          [](const Cells<Exec, T, Dim>&, const Hierarchy<Exec, Dim>&,
-            const SearchContext<Metric>& base) { return base.metric; });
+          [](const Cells<Exec, T, Dim>&, const Hierarchy<Exec, Dim>&, const auto& base)
+          { return base.metric; });
       }
       distinct.codeOfPoint.reset();
       this->progress(0.97, "output");
@@ -245,15 +246,16 @@ private:
     if (m > 1)
     {
       this->spanningTree<T>(input, inputMetric, framed, distinct, edgePoints, stats,
-        [&](const Cells<Exec, T, Dim>& cells, const Hierarchy<Exec, Dim>& hierarchy,
-          const SearchContext<Metric>& base)
+        [&](
+          const Cells<Exec, T, Dim>& cells, const Hierarchy<Exec, Dim>& hierarchy, const auto& base)
         {
           this->progress(0.19, "core distances");
           cores = computeCoreDistances(
             this->X, base, distinct.multiplicityOfPoint.data(), k, stats.duplicatePoints > 0);
           leastCoreOfSlot = climbLeast(this->X, cells, hierarchy, cores.coreBoundOfPoint.data());
-          return Reach{ base.metric, cores.coreKeyOfPoint.data(), cores.coreBoundOfPoint.data(),
-            leastCoreOfSlot.data(), framed.frame.scale };
+          using SearchReach = MutualReachabilityMetric<std::decay_t<decltype(base.metric)>>;
+          return SearchReach{ base.metric, cores.coreKeyOfPoint.data(),
+            cores.coreBoundOfPoint.data(), leastCoreOfSlot.data(), framed.frame.scale };
         });
     }
     else
@@ -345,8 +347,13 @@ private:
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
     ComponentArena<Exec> const arena(this->X, m);
 
-    SearchContext<Metric> base;
-    base.metric = inputMetric.over(InputPoints<T, Dim>{ cells.exactOfPoint.data(), Dim });
+    // The search's metric reads the exact coordinates of the distinct points: the backend's
+    // Morton-ordered copy, or the input in place (Exec::kCopiesExactCoordinates).
+    using SearchMetric = decltype(inputMetric.over(
+      cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct)));
+    SearchContext<SearchMetric> base;
+    base.metric =
+      inputMetric.over(cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct));
     base.tolerance = framed.tolerance();
     base.points = cells.points(distinct);
     base.cells = cells.arrays();

@@ -28,6 +28,9 @@ namespace detail
 class CpuExec
 {
 public:
+  /// The exact coordinates get a Morton-ordered copy (Cells::exactOfPoint, 12 bytes a point in
+  /// 3D float): a CPU reads them 20-35% slower scattered over the input.
+  static constexpr bool kCopiesExactCoordinates = true;
   /// Loops shorter than this run on the calling thread: waking a team costs more than they do
   /// (and much more on a loaded machine).
   static constexpr std::int64_t kSerialBelow = 4096;

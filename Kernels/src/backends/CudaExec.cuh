@@ -119,6 +119,9 @@ struct FillValue
 class CudaExec
 {
 public:
+  /// The exact coordinates are read from the input in place, through the input indices (no
+  /// Morton-ordered copy: 12 bytes a point fewer in 3D float), for about 0.5% more time.
+  static constexpr bool kCopiesExactCoordinates = false;
   /// Thrust's temporary storage comes from the same pool, on the same stream.
   struct ThrustAllocator
   {

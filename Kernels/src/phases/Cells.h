@@ -125,15 +125,15 @@ struct LeafOfPoint
 };
 
 /// recordOfPoint[k]: shifted float coordinates of distinct point k; every point starts as its
-/// own component (label k). exactOfPoint: its input coordinates, in Morton order too, for the
-/// exact keys (read where the records are, not scattered over the input).
+/// own component (label k). exactOfPoint, when kept: its input coordinates, in Morton order too,
+/// for the exact keys (read where the records are, not scattered over the input).
 template <class T, int Dim>
 struct MakeRecords
 {
   InputPoints<T, Dim> input;
   const Index* inputOfPoint;  ///< [m]
   PointRecord* recordOfPoint; ///< [m]
-  T* exactOfPoint;            ///< [m * Dim]
+  T* exactOfPoint;            ///< [m * Dim], or null
   Frame frame;
   EMST_HD void operator()(std::size_t k) const
   {
@@ -142,7 +142,7 @@ struct MakeRecords
     input.shifted(i, frame, r.x);
     r.comp = static_cast<Index>(k);
     recordOfPoint[k] = r;
-    for (int a = 0; a < Dim; ++a)
+    for (int a = 0; a < Dim && exactOfPoint; ++a)
     {
       exactOfPoint[k * Dim + a] = input.data[i * input.stride + a];
     }
@@ -182,7 +182,23 @@ struct Cells
   Buffer<Index, Exec> firstPointOfLeaf;    ///< [L+1]
   Buffer<Index, Exec> leafOfPoint;         ///< [m]
   Buffer<PointRecord, Exec> recordOfPoint; ///< [m], each point its own component
-  Buffer<T, Exec> exactOfPoint;            ///< [m * Dim] input coordinates, point-major
+  Buffer<T, Exec> exactOfPoint;            ///< [m * Dim] input coordinates, point-major, or empty
+
+  /// The exact coordinates of the distinct points (Morton order): the copy, or (Indexed) the
+  /// input read through the input indices.
+  template <bool Indexed>
+  InputPoints<T, Dim, Indexed> exact(
+    const InputPoints<T, Dim>& input, const DistinctPoints<Exec>& distinct) const
+  {
+    if constexpr (Indexed)
+    {
+      return InputPoints<T, Dim, true>{ input.data, input.stride, distinct.inputOfPoint.data() };
+    }
+    else
+    {
+      return InputPoints<T, Dim>{ this->exactOfPoint.data(), static_cast<std::size_t>(Dim) };
+    }
+  }
 };
 
 /// The leaf cells of the distinct points, and the points' records.
@@ -208,7 +224,7 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   exec.forEach(
     cells.leaves, LeafOfPoint{ cells.firstPointOfLeaf.data(), cells.leafOfPoint.data() });
   cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
-  cells.exactOfPoint = Buffer<T, Exec>(exec, m * Dim);
+  cells.exactOfPoint = Buffer<T, Exec>(exec, Exec::kCopiesExactCoordinates ? m * Dim : 0);
   exec.forEach(m,
     MakeRecords<T, Dim>{ input, distinct.inputOfPoint.data(), cells.recordOfPoint.data(),
       cells.exactOfPoint.data(), frame });

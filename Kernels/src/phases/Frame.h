@@ -70,16 +70,30 @@ struct Frame
   }
 };
 
-/// The caller's points, in their own type and layout. `data` is in backend memory.
-template <class T, int Dim>
+/// The caller's points, in their own type and layout. `data` is in backend memory. Indexed (a
+/// compile-time choice: a run-time one costs the search kernel registers): point i is the
+/// input's point index[i], the distinct points read in place in Morton order.
+template <class T, int Dim, bool Indexed = false>
 struct InputPoints
 {
   const T* data;
-  std::size_t stride; ///< scalars between consecutive points
+  std::size_t stride;           ///< scalars between consecutive points
+  const Index* index = nullptr; ///< Indexed only: [points] input index of point i
 
+  EMST_HD EMST_FORCEINLINE std::size_t at(std::size_t i) const
+  {
+    if constexpr (Indexed)
+    {
+      return static_cast<std::size_t>(index[i]);
+    }
+    else
+    {
+      return i;
+    }
+  }
   EMST_HD double coordinate(std::size_t i, int axis) const
   {
-    return static_cast<double>(data[i * stride + axis]);
+    return static_cast<double>(data[this->at(i) * stride + axis]);
   }
   EMST_HD bool isFinite(std::size_t i) const
   {
@@ -114,12 +128,13 @@ struct InputPoints
       out[a] = a < Dim ? frame.place(coordinate(i, a), a) : 0.0;
     }
   }
-  /// The point's coordinates in double (unused axes 0).
+  /// The point's coordinates in double (unused axes 0); the index is read once.
   EMST_HD void load(std::size_t i, double* out) const
   {
+    const T* const row = data + this->at(i) * stride;
     for (int a = 0; a < 3; ++a)
     {
-      out[a] = a < Dim ? coordinate(i, a) : 0.0;
+      out[a] = a < Dim ? static_cast<double>(row[a]) : 0.0;
     }
   }
 };

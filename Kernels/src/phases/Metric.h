@@ -37,7 +37,7 @@ namespace detail
 /// The Euclidean metric. `points` are read by the index the metric is asked with: the distinct
 /// points in Morton order for the search and FindMin2 (Cells::exactOfPoint), the input points
 /// for the output. Trivially copyable: the functors carry it by value.
-template <class T, int Dim>
+template <class T, int Dim, bool Indexed = false>
 struct EuclideanMetric
 {
   static constexpr int kDim = Dim;
@@ -46,13 +46,14 @@ struct EuclideanMetric
   /// cell searched so far: every point outside the cell is then farther.
   static constexpr bool kBallInCellStops = true;
 
-  InputPoints<T, Dim> points; ///< exact coordinates
-  double scale;               ///< Frame::scale: keys are squared distances in frame units
+  InputPoints<T, Dim, Indexed> points; ///< exact coordinates
+  double scale;                        ///< Frame::scale: keys are squared distances in frame units
 
   /// The same metric over other points (the distinct points of the search).
-  EuclideanMetric over(const InputPoints<T, Dim>& others) const
+  template <bool I>
+  EuclideanMetric<T, Dim, I> over(const InputPoints<T, Dim, I>& others) const
   {
-    return EuclideanMetric{ others, this->scale };
+    return EuclideanMetric<T, Dim, I>{ others, this->scale };
   }
 
   /// (e) Nothing to add to the cell test: there are no periodic faces.

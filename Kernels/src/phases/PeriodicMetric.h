@@ -43,7 +43,7 @@ namespace detail
 /// The minimum-image metric. `points` are read by the index the metric is asked with, as in
 /// EuclideanMetric (raw input coordinates: the places are wrapped here, on the fly, which costs a
 /// branch for points already inside the box). Trivially copyable.
-template <class T, int Dim>
+template <class T, int Dim, bool Indexed = false>
 struct PeriodicMetric
 {
   static constexpr int kDim = Dim;
@@ -51,9 +51,9 @@ struct PeriodicMetric
   /// (e) The bottom-up early stop is kept, with the wrap condition of ballClearOfFaces.
   static constexpr bool kBallInCellStops = true;
 
-  InputPoints<T, Dim> points; ///< exact coordinates
-  Frame frame;                ///< origin (lo), period and scale of every axis
-  float period[3];            ///< P = float(L * s) on a periodic axis, +inf on the others
+  InputPoints<T, Dim, Indexed> points; ///< exact coordinates
+  Frame frame;                         ///< origin (lo), period and scale of every axis
+  float period[3];                     ///< P = float(L * s) on a periodic axis, +inf on the others
 
   struct Query
   {
@@ -65,10 +65,14 @@ struct PeriodicMetric
   }
 
   /// The same metric over other points (the distinct points of the search).
-  PeriodicMetric over(const InputPoints<T, Dim>& others) const
+  template <bool I>
+  PeriodicMetric<T, Dim, I> over(const InputPoints<T, Dim, I>& others) const
   {
-    PeriodicMetric m = *this;
-    m.points = others;
+    PeriodicMetric<T, Dim, I> m{ others, this->frame, {} };
+    for (int a = 0; a < 3; ++a)
+    {
+      m.period[a] = this->period[a];
+    }
     return m;
   }
 
