@@ -349,11 +349,9 @@ private:
 
     // The search's metric reads the exact coordinates of the distinct points: the backend's
     // Morton-ordered copy, or the input in place (Exec::kCopiesExactCoordinates).
-    using SearchMetric = decltype(inputMetric.over(
-      cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct)));
-    SearchContext<SearchMetric> base;
-    base.metric =
-      inputMetric.over(cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct));
+    auto const exact = cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct);
+    SearchContext<decltype(inputMetric.over(exact))> base;
+    base.metric = inputMetric.over(exact);
     base.tolerance = framed.tolerance();
     base.points = cells.points(distinct);
     base.cells = cells.arrays();
