@@ -49,7 +49,8 @@ struct RoundCounters
 {
   static constexpr int kMaxRounds = 62;
   static constexpr int kTieFlags = kMaxRounds + 2;
-  static constexpr int kCount = kTieFlags + kMaxRounds + 1;
+  static constexpr int kSearchers = kTieFlags + kMaxRounds + 1;
+  static constexpr int kCount = kSearchers + kMaxRounds + 1;
 
   std::uint32_t* counters; ///< [kCount]
 
@@ -57,6 +58,7 @@ struct RoundCounters
   const std::uint32_t* before(int round) const { return this->counters + round; }
   std::uint32_t* after(int round) const { return this->counters + round + 1; }
   std::uint32_t* tieFlag(int round) const { return this->counters + kTieFlags + round; }
+  std::uint32_t* searchers(int round) const { return this->counters + kSearchers + round; }
 };
 
 template <class Exec, int Dim>
@@ -419,7 +421,8 @@ private:
     ComponentArrays const& comps = r.arena->ofRound(round);
     const std::uint32_t* const before = r.counters.before(round);
     r.arena->prepare(this->X, round, known, before);
-    findMin1(this->X, r.search, r.labels, comps, r.arena->previousLabels(round), round, before);
+    findMin1(this->X, r.search, r.labels, comps, r.arena->previousLabels(round), round, before,
+      r.arena->searchList(round), r.counters.searchers(round));
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
     {
       findMin2(this->X, r.search, comps, before, r.counters.tieFlag(round));

@@ -98,6 +98,12 @@ public:
   /// The arrays of round `round` (1, 2, ...).
   const ComponentArrays& ofRound(int round) const { return round == 1 ? this->First : this->Later; }
 
+  /// Room for a list of up to m points during round `round`'s searches (rounds two on): the
+  /// hook, root and newId arrays (12h bytes >= 4m), which hold nothing then: the previous
+  /// round's labels (round two: First's hooks, over Later's roots) are read before the
+  /// searches, and this round writes the three after them. Null in round one.
+  Index* searchList(int round) const { return round == 1 ? nullptr : this->Later.hookOfComp; }
+
   /// The labels the previous round gave its components: none before round one.
   const Index* previousLabels(int round) const
   {
