@@ -135,11 +135,8 @@ struct HostPoints
                    : 0.0;
     }
   }
-  double squared(std::size_t i, std::size_t j) const
+  static double squared(const double* x, const double* y)
   {
-    double x[3], y[3];
-    this->load(i, x);
-    this->load(j, y);
     double s = 0.0;
     for (int a = 0; a < 3; ++a)
     {
@@ -147,17 +144,23 @@ struct HostPoints
     }
     return s;
   }
+  double squared(std::size_t i, std::size_t j) const
+  {
+    double x[3], y[3];
+    this->load(i, x);
+    this->load(j, y);
+    return squared(x, y);
+  }
 };
 
-/// Runs body(first, last) over [0, n) in as many chunks as the machine has threads.
+/// body(t, first, last) for the chunks [first, last) of [0, n), one per thread t < threads.
 template <class Body>
-void inParallel(std::size_t n, const Body& body)
+void inParallel(std::size_t threads, std::size_t n, const Body& body)
 {
-  std::size_t const threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> team;
   for (std::size_t t = 0; t < threads; ++t)
   {
-    team.emplace_back([&, t] { body(n * t / threads, n * (t + 1) / threads); });
+    team.emplace_back([&, t] { body(t, n * t / threads, n * (t + 1) / threads); });
   }
   for (std::thread& thread : team)
   {
@@ -179,34 +182,26 @@ std::string verifyTree(const emst::PointSet& points, const emst::Result& result,
     return std::string();
   }
   // Every length again, from the file's coordinates in double, and the total in long double.
-  std::vector<long double> partial(std::max(1u, std::thread::hardware_concurrency()), 0.0L);
-  std::vector<double> worst(partial.size(), 0.0);
-  std::vector<std::size_t> outOfRange(partial.size(), 0);
-  std::size_t const threads = partial.size();
-  std::vector<std::thread> team;
-  for (std::size_t t = 0; t < threads; ++t)
-  {
-    team.emplace_back(
-      [&, t]
+  std::size_t const threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<long double> partial(threads, 0.0L);
+  std::vector<double> worst(threads, 0.0);
+  std::vector<std::size_t> outOfRange(threads, 0);
+  inParallel(threads, edges.size(),
+    [&](std::size_t t, std::size_t first, std::size_t last)
+    {
+      for (std::size_t e = first; e < last; ++e)
       {
-        for (std::size_t e = edges.size() * t / threads; e < edges.size() * (t + 1) / threads; ++e)
+        if (edges[e].i >= n || edges[e].j >= n || edges[e].i == edges[e].j)
         {
-          if (edges[e].i >= n || edges[e].j >= n || edges[e].i == edges[e].j)
-          {
-            ++outOfRange[t];
-            continue;
-          }
-          double const length = std::sqrt(host.squared(edges[e].i, edges[e].j));
-          partial[t] += length;
-          double const off = std::fabs(length - edges[e].length) / std::max(length, 1e-300);
-          worst[t] = std::max(worst[t], off);
+          ++outOfRange[t];
+          continue;
         }
-      });
-  }
-  for (std::thread& thread : team)
-  {
-    thread.join();
-  }
+        double const length = std::sqrt(host.squared(edges[e].i, edges[e].j));
+        partial[t] += length;
+        double const off = std::fabs(length - edges[e].length) / std::max(length, 1e-300);
+        worst[t] = std::max(worst[t], off);
+      }
+    });
   long double total = 0.0L;
   double lengthError = 0.0;
   std::size_t bad = 0;
@@ -244,36 +239,24 @@ std::string verifyTree(const emst::PointSet& points, const emst::Result& result,
   {
     host.load(sample[s], at[s].data());
   }
-  team.clear();
-  for (std::size_t t = 0; t < threads; ++t)
-  {
-    team.emplace_back(
-      [&, t]
+  inParallel(threads, n,
+    [&](std::size_t t, std::size_t first, std::size_t last)
+    {
+      std::vector<std::pair<double, std::size_t>>& best = bestOf[t];
+      for (std::size_t i = first; i < last; ++i)
       {
-        std::vector<std::pair<double, std::size_t>>& best = bestOf[t];
-        for (std::size_t i = n * t / threads; i < n * (t + 1) / threads; ++i)
+        double x[3];
+        host.load(i, x);
+        for (std::size_t s = 0; s < samples; ++s)
         {
-          double x[3];
-          host.load(i, x);
-          for (std::size_t s = 0; s < samples; ++s)
+          double const d = HostPoints::squared(x, at[s].data());
+          if (i != sample[s] && d < best[s].first)
           {
-            double d = 0.0;
-            for (int a = 0; a < 3; ++a)
-            {
-              d += (x[a] - at[s][a]) * (x[a] - at[s][a]);
-            }
-            if (i != sample[s] && d < best[s].first)
-            {
-              best[s] = { d, i };
-            }
+            best[s] = { d, i };
           }
         }
-      });
-  }
-  for (std::thread& thread : team)
-  {
-    thread.join();
-  }
+      }
+    });
   std::vector<std::pair<std::size_t, std::size_t>> wanted;
   for (std::size_t s = 0; s < samples; ++s)
   {
