@@ -86,6 +86,21 @@ void AddFieldData(vtkPolyData* output, double threshold, vtkIdType clusters, vtk
   vtkEMSTArrays::AddStrings(fd, "ClusterMessages", messages);
 }
 
+/// Output 0 from a cut: the input's points and point data, the cut's per-point arrays (ClusterId
+/// active) and its kept edges with their lengths.
+void FillOutput(
+  vtkPolyData* output, vtkPolyData* input, const vtkEMSTEngineBridge::ClusterTree::Cut& cut)
+{
+  output->Initialize();
+  output->SetPoints(input->GetPoints());
+  output->GetPointData()->ShallowCopy(input->GetPointData());
+  output->GetPointData()->AddArray(cut.ClusterId);
+  output->GetPointData()->AddArray(cut.ClusterSize);
+  output->GetPointData()->SetActiveScalars("ClusterId");
+  output->SetLines(cut.Lines);
+  output->GetCellData()->AddArray(cut.EdgeLength);
+}
+
 /// Output 0 with no points, and the (empty) arrays a downstream user looks for.
 void MakeEmpty(vtkPolyData* output, const std::string& backend,
   const std::vector<std::string>& messages, double threshold = 0.0)
@@ -514,14 +529,7 @@ int vtkEMSTClusters::RequestData(
   }
   this->UpdateProgress(0.7);
 
-  output->Initialize();
-  output->SetPoints(input->GetPoints());
-  output->GetPointData()->ShallowCopy(input->GetPointData());
-  output->GetPointData()->AddArray(cut.ClusterId);
-  output->GetPointData()->AddArray(cut.ClusterSize);
-  output->GetPointData()->SetActiveScalars("ClusterId");
-  output->SetLines(cut.Lines);
-  output->GetCellData()->AddArray(cut.EdgeLength);
+  FillOutput(output, input, cut);
   AddFieldData(output, threshold, static_cast<vtkIdType>(cut.Sizes.size()), cut.NoisePoints,
     tree.BackendDescription(), cut.Milliseconds, messages);
   if (box.IsPeriodic())
@@ -620,14 +628,7 @@ int vtkEMSTClusters::RequestDistributed(vtkPolyData* input, vtkDataArray* length
   const std::vector<vtkIdType> atMost = tree.EdgesAtMost(BinEnds(top, this->HistogramBins));
   this->UpdateProgress(0.7);
 
-  output->Initialize();
-  output->SetPoints(input->GetPoints());
-  output->GetPointData()->ShallowCopy(input->GetPointData());
-  output->GetPointData()->AddArray(cut.ClusterId);
-  output->GetPointData()->AddArray(cut.ClusterSize);
-  output->GetPointData()->SetActiveScalars("ClusterId");
-  output->SetLines(cut.Lines);
-  output->GetCellData()->AddArray(cut.EdgeLength);
+  FillOutput(output, input, cut);
   AddFieldData(output, cut.Threshold, cut.Clusters, cut.NoisePoints,
     "CPU (distributed over " + std::to_string(processes) + " processes)", cut.Milliseconds,
     messages);
