@@ -124,18 +124,14 @@ struct MortonCell
   }
 };
 
-/// Number of leading cell levels two codes share (0 .. kBitsPerAxis).
+/// Number of leading code bits two codes share (0 .. MortonCell<Dim>::kCodeBits): the finest
+/// Morton cell (a halving along one axis per bit) that holds both has that many prefix bits.
 template <int Dim>
-EMST_HD EMST_FORCEINLINE int commonLevels(std::uint64_t a, std::uint64_t b)
+EMST_HD EMST_FORCEINLINE int commonBits(std::uint64_t a, std::uint64_t b)
 {
-  constexpr int kBits = MortonTraits<Dim>::kBitsPerAxis;
-  constexpr int kUnused = 64 - Dim * kBits;
+  constexpr int kCodeBits = Dim * MortonTraits<Dim>::kBitsPerAxis;
   std::uint64_t const x = a ^ b;
-  if (x == 0)
-  {
-    return kBits;
-  }
-  return (clz64(x) - kUnused) / Dim;
+  return x == 0 ? kCodeBits : clz64(x) - (64 - kCodeBits);
 }
 
 } // namespace detail

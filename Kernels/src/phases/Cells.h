@@ -1,9 +1,11 @@
 // SPDX-FileCopyrightText: 2026 The EMST plugin developers
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// Phase 3, cells: the leaves are the largest Morton (octree/quadtree) cells holding at most
-// `capacity` points, so the cell size follows the local density: a uniform grid where the data
-// are uniform, finer cells inside dense clusters, coarser ones in sparse regions. The distinct
+// Phase 3, cells: the leaves are the largest Morton cells holding at most `capacity` points,
+// so the cell size follows the local density: a uniform grid where the data are uniform, finer
+// cells inside dense clusters, coarser ones in sparse regions. A full cell splits in 2^Dim
+// (octree/quadtree cells) or in two (along one axis, a cell per code bit): the backend's choice
+// (leafSplitBits), which changes the hierarchy's shape and size, never the tree. The distinct
 // points get their float records and their exact coordinates, in Morton order.
 // Sizes: m distinct points, L leaf cells.
 #pragma once
@@ -17,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 namespace emst
 {
@@ -48,23 +51,43 @@ struct CellArrays
   Index leaves;                  ///< L
 };
 
-/// Tuning knob, read once from the environment, for benchmarking: EMST_LEAF_CAPACITY, points
-/// per cell at most (2 to 256, default 16).
-inline int leafCapacity()
+/// Points per leaf cell at most: the backend's choice (Exec::kLeafCapacity), or the tuning
+/// knob EMST_LEAF_CAPACITY (2 to 256), read once from the environment, for benchmarking.
+inline int leafCapacity(int backendDefault)
 {
-  static int const capacity = []
+  static int const knob = []
   {
     const char* text = std::getenv("EMST_LEAF_CAPACITY");
     int const value = text ? std::atoi(text) : 0;
-    return value >= 2 && value <= 256 ? value : 16;
+    return value >= 2 && value <= 256 ? value : 0;
   }();
-  return capacity;
+  return knob ? knob : backendDefault;
 }
 
-/// levelOfPoint[k] = level of the leaf cell holding distinct point k.
-/// A cell at level l holds more than C points exactly when some window of C+1 consecutive
-/// (sorted) points lies in it, i.e. when the window's two ends share l levels. So the leaf level
-/// is one more than the deepest level shared by the ends of a window containing k.
+/// Code bits per split of a full cell: 1 (in two, along one axis, as the code's next bit does)
+/// or Dim (in 2^Dim: a level of the quadtree or octree), the backend's choice
+/// (Exec::kLeafSplitsInTwo) or the tuning knob EMST_LEAF_SPLIT (`bit` or `cube`), read once
+/// from the environment, for benchmarking. Cells that split in two end nearer the capacity
+/// (uniform 3D at capacity 16: about 11 points a leaf, against 4 for octree cells), so there are
+/// about a third as many leaves and tree nodes: 16 bytes a point less in 3D.
+inline int leafSplitBits(int dim, bool backendSplitsInTwo)
+{
+  static int const knob = [] // 0: unset, 1: bit, 2: cube
+  {
+    const char* text = std::getenv("EMST_LEAF_SPLIT");
+    std::string const mode = text ? text : "";
+    return mode == "bit" ? 1 : mode == "cube" ? 2 : 0;
+  }();
+  bool const inTwo = knob ? knob == 1 : backendSplitsInTwo;
+  return inTwo ? 1 : dim;
+}
+
+/// levelOfPoint[k] = prefix bits of the leaf cell holding distinct point k, a multiple of
+/// `split` bits (the code bits of one split of a cell).
+/// A cell of b prefix bits holds more than C points exactly when some window of C+1 consecutive
+/// (sorted) points lies in it, i.e. when the window's two ends share b bits. So the leaf's bits
+/// are one split more than the most (in whole splits) shared by the ends of a window containing
+/// k.
 template <int Dim>
 struct LeafLevel
 {
@@ -72,9 +95,10 @@ struct LeafLevel
   std::uint8_t* levelOfPoint;       ///< [m]
   std::size_t count;
   int capacity;
+  int split; ///< code bits per split: 1 or Dim (leafSplitBits)
   EMST_HD void operator()(std::size_t k) const
   {
-    constexpr int kBits = MortonTraits<Dim>::kBitsPerAxis;
+    constexpr int kCodeBits = MortonCell<Dim>::kCodeBits;
     std::size_t const c = static_cast<std::size_t>(capacity);
     int level = 0;
     if (count > c)
@@ -84,10 +108,11 @@ struct LeafLevel
       int shared = 0;
       for (std::size_t j = first; j <= last; ++j)
       {
-        int const s = commonLevels<Dim>(codeOfPoint[j], codeOfPoint[j + c]);
+        int const s = commonBits<Dim>(codeOfPoint[j], codeOfPoint[j + c]);
         shared = s > shared ? s : shared;
       }
-      level = shared + 1 < kBits ? shared + 1 : kBits;
+      shared -= shared % split;
+      level = shared + split < kCodeBits ? shared + split : kCodeBits;
     }
     levelOfPoint[k] = static_cast<std::uint8_t>(level);
   }
@@ -107,7 +132,7 @@ struct StartsLeaf
     }
     int const a = levelOfPoint[k - 1];
     int const b = levelOfPoint[k];
-    return commonLevels<Dim>(codeOfPoint[k - 1], codeOfPoint[k]) < (a > b ? a : b);
+    return commonBits<Dim>(codeOfPoint[k - 1], codeOfPoint[k]) < (a > b ? a : b);
   }
 };
 
@@ -212,7 +237,9 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   Cells<Exec, T, Dim> cells(exec);
   {
     Buffer<std::uint8_t, Exec> levelOfPoint(exec, m);
-    exec.forEach(m, LeafLevel<Dim>{ codeOfPoint, levelOfPoint.data(), m, leafCapacity() });
+    exec.forEach(m,
+      LeafLevel<Dim>{ codeOfPoint, levelOfPoint.data(), m, leafCapacity(Exec::kLeafCapacity),
+        leafSplitBits(Dim, Exec::kLeafSplitsInTwo) });
     StartsLeaf<Dim> const startsLeaf{ codeOfPoint, levelOfPoint.data() };
     cells.leaves =
       static_cast<std::size_t>(thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
