@@ -427,7 +427,7 @@ private:
     {
       findMin2(this->X, r.search, comps, before, r.counters.tieFlag(round));
     }
-    connect(this->X, r.search.candidates, comps, r.edges, known, before);
+    connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before);
     compact(this->X, comps, known, before, r.counters.after(round));
   }
 

@@ -89,11 +89,13 @@ struct ComponentMinimumEdge
 /// Connect: every component hooks onto the component at the other end of its minimum edge.
 struct HookComponents
 {
+  const PointRecord* recordOfPoint; ///< [m]
   CandidateArrays candidates;
   ComponentArrays comps;
   EMST_HD void operator()(std::size_t c) const
   {
-    comps.hookOfComp[c] = candidates.candidateCompOfPoint[comps.winner(static_cast<Index>(c))];
+    Index const winner = comps.winner(static_cast<Index>(c));
+    comps.hookOfComp[c] = recordOfPoint[candidates.candidateOfPoint[winner]].comp;
   }
 };
 
@@ -198,11 +200,13 @@ void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentAr
 
 /// Connect: hooks and edges. `known` bounds the count *components (on the backend).
 template <class Exec>
-void connect(Exec& exec, const CandidateArrays& candidates, const ComponentArrays& comps,
-  const TreeEdges& edges, std::size_t known, const std::uint32_t* components)
+void connect(Exec& exec, const PointArrays& points, const CandidateArrays& candidates,
+  const ComponentArrays& comps, const TreeEdges& edges, std::size_t known,
+  const std::uint32_t* components)
 {
   auto const range = exec.range("connect");
-  exec.forEachComponent(known, components, HookComponents{ candidates, comps });
+  exec.forEachComponent(
+    known, components, HookComponents{ points.recordOfPoint, candidates, comps });
   exec.forEachComponent(known, components, RootAndEmit{ candidates, comps, edges });
 }
 

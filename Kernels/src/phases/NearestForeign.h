@@ -34,11 +34,9 @@ struct CandidateArrays
 {
   /// [m] the nearest point of another component found by p's last search, or kNone. While it
   /// stays in another component it is still p's exact answer (the set of foreign points only
-  /// shrinks, and it was the nearest of a larger set).
+  /// shrinks, and it was the nearest of a larger set). Its component is read from its record
+  /// (a Morton neighbour of p's, mostly in cache), not kept beside it: 4 bytes a point.
   Index* candidateOfPoint;
-  /// [m] that candidate's component, relabelled with everything else, so that validity is
-  /// checked without touching the candidate's record.
-  Index* candidateCompOfPoint;
   /// [m] a float b with p's future answers' keys > floatBelow(b): floatAtLeast of the key of
   /// the last exact answer (then also an upper bound of that answer's key), or the float above
   /// the radius within which the last search found nothing.
@@ -101,7 +99,6 @@ struct Candidate
   float sure;
   Index point;
   Index input;
-  Index comp;
 };
 
 /// What a search reads and writes (FindNearestForeign's): FindMin1 (the nearest point of another
@@ -145,7 +142,7 @@ struct SearchContext
     radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
     float const below = floatBelow(candidates.boundOfPoint[p]); // p's answers have keys above it
     Index const previous = candidates.candidateOfPoint[p];
-    if (previous != kNone && candidates.candidateCompOfPoint[p] != comp)
+    if (previous != kNone && points.recordOfPoint[previous].comp != comp)
     {
       // Still the exact answer. Only an answer that can reach the component's bound can be its
       // minimum edge: the others need not even compute their key.
@@ -174,7 +171,6 @@ struct SearchContext
       return;
     }
     candidates.candidateOfPoint[p] = best.point;
-    candidates.candidateCompOfPoint[p] = best.comp;
     this->bestKey(p, best);
     float const bound = floatAtLeast(best.key);
     candidates.boundOfPoint[p] = bound;
@@ -189,7 +185,7 @@ struct SearchContext
   /// so ties with the edge that set the bound are decided by the index order.
   EMST_HD EMST_FORCEINLINE Candidate start(float radius) const
   {
-    Candidate best{ static_cast<double>(radius), 0.0f, 0.0f, kNone, kNone, kNone };
+    Candidate best{ static_cast<double>(radius), 0.0f, 0.0f, kNone, kNone };
     tolerance.windowOfKey(best.key, best.limit, best.sure);
     return best;
   }
@@ -222,7 +218,7 @@ struct SearchContext
     if (d2 < best.sure)
     {
       // Surely a smaller key: take it without computing either key.
-      best = Candidate{ -1.0, 0.0f, 0.0f, k, in, r.comp };
+      best = Candidate{ -1.0, 0.0f, 0.0f, k, in };
       tolerance.windowOfDistance(d2, best.limit, best.sure);
       return;
     }
@@ -230,24 +226,21 @@ struct SearchContext
     double const current = best.point == kNone ? best.key : this->bestKey(p, best);
     if (key < current || (key == current && in < best.input))
     {
-      best = Candidate{ key, 0.0f, 0.0f, k, in, r.comp };
+      best = Candidate{ key, 0.0f, 0.0f, k, in };
       tolerance.windowOfKey(key, best.limit, best.sure);
     }
   }
 };
 
 /// Start of a round, one thread per point: moves the point to its new component label (from the
-/// last round's merge) and seeds its component's upper bound with its last answer when that is
-/// still foreign (then still an edge leaving the component). The first point of each leaf writes
-/// its label as the leaf's, which LabelLeaves overwrites with kMixed where another follows.
+/// last round's merge). The first point of each leaf writes its label as the leaf's, which
+/// LabelLeaves overwrites with kMixed where another follows.
 struct RelabelPoints
 {
   PointArrays points; ///< component labels rewritten
   CellArrays cells;
   Index* labelOfLeaf;          ///< [L] the first point's label
   const Index* newLabelOfComp; ///< [previous k], or null in the first round
-  CandidateArrays candidates;
-  std::uint32_t* boundOfComp; ///< [k] float bits, +inf on entry; null in the first round
 
   EMST_HD void operator()(std::size_t index) const
   {
@@ -264,25 +257,17 @@ struct RelabelPoints
       return;
     }
     points.recordOfPoint[k].comp = comp;
-    if (candidates.candidateOfPoint[k] != kNone)
-    {
-      Index const other = newLabelOfComp[candidates.candidateCompOfPoint[k]];
-      candidates.candidateCompOfPoint[k] = other;
-      if (other != comp)
-      {
-        tightenBound(boundOfComp, comp, candidates.boundOfPoint[k]);
-      }
-    }
   }
 };
 
-/// Then, one thread per point (labels final): the leaf labels and the Morton seeds. A point in
-/// another component than the point before it in its leaf makes the leaf kMixed (a plain store:
-/// every writer writes the same value, after RelabelPoints' store of the first point's label).
-/// Two consecutive points in different components, in one leaf or across two, are an edge,
-/// hence an upper bound for both components (Prokopenko et al. 2022, 3.2); it matters in round
-/// two, when no answer of round one is still valid, and across leaves once the leaves hold one
-/// component each.
+/// Then, one thread per point (labels final): the bounds' seeds and the leaf labels. A point's
+/// last answer, when still in another component, is still an edge leaving the point's
+/// component, hence an upper bound for it. A point in another component than the point before
+/// it in its leaf makes the leaf kMixed (a plain store: every writer writes the same value,
+/// after RelabelPoints' store of the first point's label). Two consecutive points in different
+/// components, in one leaf or across two, are an edge, hence an upper bound for both components
+/// (Prokopenko et al. 2022, 3.2); it matters in round two, when no answer of round one is still
+/// valid, and across leaves once the leaves hold one component each.
 template <class Metric>
 struct LabelLeaves
 {
@@ -290,17 +275,23 @@ struct LabelLeaves
   CellArrays cells;
   Index* labelOfLeaf;         ///< [L], the first point's label on entry
   std::uint32_t* boundOfComp; ///< [k] float bits; null in the first round (no bounds)
+  CandidateArrays candidates;
   Tolerance tolerance;
   Metric metric;
 
   EMST_HD void operator()(std::size_t index) const
   {
     Index const k = static_cast<Index>(index);
+    PointRecord const r = points.recordOfPoint[k];
+    Index const candidate = candidates.candidateOfPoint[k];
+    if (boundOfComp && candidate != kNone && points.recordOfPoint[candidate].comp != r.comp)
+    {
+      tightenBound(boundOfComp, r.comp, candidates.boundOfPoint[k]);
+    }
     if (k == 0)
     {
       return;
     }
-    PointRecord const r = points.recordOfPoint[k];
     PointRecord const previous = points.recordOfPoint[k - 1];
     if (previous.comp == r.comp)
     {
@@ -483,7 +474,6 @@ struct SearchState
     : labelOfLeaf(exec, leaves)
     , runOfLeaf(exec, leaves)
     , candidateOfPoint(exec, m)
-    , candidateCompOfPoint(exec, m)
     , boundOfPoint(exec, m)
   {
     exec.fill(this->candidateOfPoint.data(), m, kNone);
@@ -500,16 +490,14 @@ struct SearchState
   {
     CandidateArrays candidates;
     candidates.candidateOfPoint = this->candidateOfPoint.data();
-    candidates.candidateCompOfPoint = this->candidateCompOfPoint.data();
     candidates.boundOfPoint = this->boundOfPoint.data();
     return candidates;
   }
 
-  Buffer<Index, Exec> labelOfLeaf;          ///< [L]
-  Buffer<Index, Exec> runOfLeaf;            ///< [L]
-  Buffer<Index, Exec> candidateOfPoint;     ///< [m], kNone at first
-  Buffer<Index, Exec> candidateCompOfPoint; ///< [m]
-  Buffer<float, Exec> boundOfPoint;         ///< [m], 0 at first
+  Buffer<Index, Exec> labelOfLeaf;      ///< [L]
+  Buffer<Index, Exec> runOfLeaf;        ///< [L]
+  Buffer<Index, Exec> candidateOfPoint; ///< [m], kNone at first
+  Buffer<float, Exec> boundOfPoint;     ///< [m], 0 at first
 };
 
 /// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the leaves and the
@@ -528,11 +516,10 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   search.firstKeyOfComp = comps.firstKeyOfComp;
   std::size_t const m = search.points.count;
   exec.forEachUnlessDone(m, components,
-    RelabelPoints{ search.points, search.cells, labels.labelOfLeaf, previousLabels,
-      search.candidates, search.boundOfComp });
+    RelabelPoints{ search.points, search.cells, labels.labelOfLeaf, previousLabels });
   exec.forEachUnlessDone(m, components,
     LabelLeaves<Metric>{ search.points, search.cells, labels.labelOfLeaf, search.boundOfComp,
-      search.tolerance, search.metric });
+      search.candidates, search.tolerance, search.metric });
   if (leaves > 1)
   {
     auto runStarts =
