@@ -46,13 +46,21 @@ struct LeafRange
   Index last;
 };
 
+/// The leaves under internal node `node`: in a radix tree built as BuildRadixTree builds it
+/// (Karras 2012), leaf `node` is one end of the range, so only the other end is stored.
+EMST_HD EMST_FORCEINLINE LeafRange leavesOfNode(const Index* otherEndOfNode, Index node)
+{
+  Index const other = otherEndOfNode[node];
+  return other < node ? LeafRange{ other, node } : LeafRange{ node, other };
+}
+
 /// The radix tree as the rounds read it (and as its builders write it).
 template <int Dim>
 struct HierarchyArrays
 {
   TreeNode<Dim>* nodes;      ///< [L-1] children, their boxes and component labels
   std::uint64_t* cellOfNode; ///< [L-1] MortonCell of each node
-  LeafRange* rangeOfNode;    ///< [L-1] leaves under each node
+  Index* otherEndOfNode;     ///< [L-1] the end of each node's leaf range other than itself
   Index* parentOfNode;       ///< [L-1] parent | slot << 31, kNone for the root
   Index* parentOfLeaf;       ///< [L] parent | slot << 31
 };
@@ -112,7 +120,7 @@ struct BuildRadixTree
     long long const gamma = i + split * d + (d < 0 ? -1 : 0);
     long long const lo = i < j ? i : j;
     long long const hi = i < j ? j : i;
-    tree.rangeOfNode[index] = LeafRange{ static_cast<Index>(lo), static_cast<Index>(hi) };
+    tree.otherEndOfNode[index] = static_cast<Index>(j); // the range is i..j or j..i
 
     Index* child = tree.nodes[index].child;
     Index const g = static_cast<Index>(gamma);
@@ -389,7 +397,7 @@ struct Hierarchy
   Hierarchy(Exec& exec, std::size_t leaves)
     : nodes(exec, leaves - 1)
     , cellOfNode(exec, leaves - 1)
-    , rangeOfNode(exec, leaves - 1)
+    , otherEndOfNode(exec, leaves - 1)
     , parentOfNode(exec, leaves - 1)
     , parentOfLeaf(exec, leaves)
   {
@@ -399,7 +407,7 @@ struct Hierarchy
     HierarchyArrays<Dim> tree;
     tree.nodes = this->nodes.data();
     tree.cellOfNode = this->cellOfNode.data();
-    tree.rangeOfNode = this->rangeOfNode.data();
+    tree.otherEndOfNode = this->otherEndOfNode.data();
     tree.parentOfNode = this->parentOfNode.data();
     tree.parentOfLeaf = this->parentOfLeaf.data();
     return tree;
@@ -407,7 +415,7 @@ struct Hierarchy
 
   Buffer<TreeNode<Dim>, Exec> nodes;      ///< [L-1]
   Buffer<std::uint64_t, Exec> cellOfNode; ///< [L-1]
-  Buffer<LeafRange, Exec> rangeOfNode;    ///< [L-1]
+  Buffer<Index, Exec> otherEndOfNode;     ///< [L-1]
   Buffer<Index, Exec> parentOfNode;       ///< [L-1]
   Buffer<Index, Exec> parentOfLeaf;       ///< [L]
 };

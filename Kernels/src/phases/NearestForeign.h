@@ -344,7 +344,7 @@ struct LabelNodes
       }
       else
       {
-        LeafRange const r = tree.rangeOfNode[child];
+        LeafRange const r = leavesOfNode(tree.otherEndOfNode, child);
         label = labels.runOfLeaf[r.last] <= r.first ? labelOfLeaf[r.first] : kMixed;
       }
       nodes[node].label[s] = label;
