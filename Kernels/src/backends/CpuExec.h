@@ -37,6 +37,8 @@ public:
   /// leaves (octree cells of up to 16), cosmo 1e6 3D 1008 -> 867 ms, uniform 1e6 2D 612 -> 586.
   static constexpr int kLeafCapacity = 32;
   static constexpr bool kLeafSplitsInTwo = true;
+  /// No list of the searchers (listsSearchers): a core has no idle lanes to fill.
+  static constexpr bool kListsSearchers = false;
   /// Loops shorter than this run on the calling thread: waking a team costs more than they do
   /// (and much more on a loaded machine).
   static constexpr std::int64_t kSerialBelow = 4096;

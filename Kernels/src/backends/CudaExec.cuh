@@ -128,6 +128,8 @@ public:
   /// instead of 81), 43.9 with those at 24 points.
   static constexpr int kLeafCapacity = 16;
   static constexpr bool kLeafSplitsInTwo = false;
+  /// Large 3D sets list their searchers from round three (listsSearchers): full warps.
+  static constexpr bool kListsSearchers = true;
   /// Thrust's temporary storage comes from the same pool, on the same stream.
   struct ThrustAllocator
   {

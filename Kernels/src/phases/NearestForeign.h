@@ -75,15 +75,19 @@ inline bool searchesBottomUp(int round)
 /// Whether round `round` lists its searchers first (ListSearchers). Measured (H200, 7 runs): 3D
 /// sets of 10^7 points gain 2-10% from round three on (uniform 37.9 -> 34.2 ms), 2D sets lose
 /// 1-2%, sets below 10^6 points lose up to 10% (two more launches a round, each over every
-/// point). Knob for benchmarking: EMST_LIST_FROM, the first listing round (0: never).
-inline bool listsSearchers(int round, std::size_t m, int dim)
+/// point). Only where the backend runs warps (Exec::kListsSearchers): a CPU core has no idle
+/// lanes to fill, and pays the extra pass (2 cores, uniform 3D: 1e6 points 852 -> 918 ms,
+/// 2e6 points 1813 -> 1940 ms with the list from round three). Knob for benchmarking:
+/// EMST_LIST_FROM, the first listing round (0: never), on any backend.
+inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
 {
   static int const forced = []
   {
     const char* text = std::getenv("EMST_LIST_FROM");
     return text ? std::atoi(text) : -1;
   }();
-  int const from = forced >= 0 ? forced : (dim == 3 && m >= (std::size_t(1) << 20) ? 3 : 0);
+  bool const large3D = dim == 3 && m >= (std::size_t(1) << 20);
+  int const from = forced >= 0 ? forced : (backendLists && large3D ? 3 : 0);
   return from > 0 && round >= from;
 }
 
@@ -528,7 +532,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
       exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
     exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
-  if (searchList && listsSearchers(round, search.points.count, Metric::kDim))
+  if (searchList && listsSearchers(round, search.points.count, Metric::kDim, Exec::kListsSearchers))
   {
     exec.forEachUnlessDone(
       search.points.count, components, ListSearchers<Metric>{ search, searchList, listCount });
