@@ -136,8 +136,9 @@ struct RootAndEmit
 
 /// Union-find by path halving, concurrent: an entry is only ever replaced by one of its
 /// ancestors, so every thread still reaches the same root; no component list is walked.
-/// Each root takes the next dense label; which root gets which label may vary from run to run,
-/// but labels only name components: the tree does not depend on them.
+/// Each root takes the next dense label, written in its own root entry (a root is known by its
+/// hook); which root gets which label may vary from run to run, but labels only name
+/// components: the tree does not depend on them.
 struct FindRoots
 {
   ComponentArrays comps;
@@ -159,21 +160,21 @@ struct FindRoots
       }
       x = grand;
     }
-    comps.rootOfComp[index] = x;
-    if (x == index)
-    {
-      comps.newIdOfComp[index] = takeSlot(rootCount);
-    }
+    comps.rootOfComp[index] = x == index ? takeSlot(rootCount) : x;
   }
 };
 
-/// Compact: the new dense label of every old component.
+/// Compact: the new dense label of every old component: a root's is in its root entry, any
+/// other's in its root's. The new labels overwrite the hooks (each thread its own entry, after
+/// reading it).
 struct NewLabelOfComponent
 {
   ComponentArrays comps;
   EMST_HD void operator()(std::size_t c) const
   {
-    comps.newLabelOfComp[c] = comps.newIdOfComp[comps.rootOfComp[c]];
+    Index const root = comps.rootOfComp[c];
+    bool const isRoot = comps.hookOfComp[c] == static_cast<Index>(c);
+    comps.newLabelOfComp[c] = isRoot ? root : comps.rootOfComp[root];
   }
 };
 

@@ -29,9 +29,10 @@ struct ComponentArrays
   std::uint64_t* secondKeyOfComp; ///< [k] least index pair among the edges with that key
   std::uint32_t* boundOfComp;     ///< [k] float bits: at least the key of c's minimum edge
   Index* hookOfComp;              ///< [k]
-  Index* rootOfComp;              ///< [k], also the winners until FindRoots overwrites them
-  Index* newIdOfComp;             ///< [k] dense new label, written for roots only
-  Index* newLabelOfComp;          ///< [k] new label of every component
+  /// [k] the winners until FindRoots overwrites them; then each component's root, and at a root
+  /// (a component whose hook is itself) its dense new label instead
+  Index* rootOfComp;
+  Index* newLabelOfComp; ///< [k] new label of every component
 
   /// The point of component c whose edge is c's minimum outgoing edge.
   EMST_HD Index winner(Index c) const { return secondKeyOfComp ? rootOfComp[c] : c; }
@@ -65,10 +66,10 @@ struct ResetComponents
 
 /// The component arrays of every round, in one arena with a fixed layout. After the first round
 /// every component holds two points or more, so k < h = ceil(m/2) + 1:
-///   firstKey 8h | secondKey 8h | bound 4h | hook 4h | root 4h | newId 4h
-/// and the new labels of a round overwrite its hooks (spent by then). The first round
-/// (k = m, no keys or bounds) puts its root and newId arrays over the keys, and its hooks
-/// (which become the new labels that round two reads) over root+newId, which round two only
+///   firstKey 8h | secondKey 8h | bound 4h | hook 4h | root 4h
+/// (14 bytes a point) and the new labels of a round overwrite its hooks (spent by then). The
+/// first round (k = m, no keys or bounds) puts its roots over the first key, and its hooks
+/// (which become the new labels that round two reads) over hook+root, which round two only
 /// writes after reading them.
 template <class Exec>
 class ComponentArena
@@ -76,22 +77,20 @@ class ComponentArena
 public:
   ComponentArena(Exec& exec, std::size_t m)
     : H((m + 1) / 2 + 1)
-    , Bytes(exec, 32 * H)
+    , Bytes(exec, 28 * H)
   {
     this->Later.firstKeyOfComp = reinterpret_cast<std::uint64_t*>(this->at(0));
     this->Later.secondKeyOfComp = reinterpret_cast<std::uint64_t*>(this->at(8));
     this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(16));
     this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(20));
     this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(24));
-    this->Later.newIdOfComp = reinterpret_cast<Index*>(this->at(28));
     this->Later.newLabelOfComp = this->Later.hookOfComp;
 
     this->First.firstKeyOfComp = nullptr;
     this->First.secondKeyOfComp = nullptr;
     this->First.boundOfComp = nullptr;
-    this->First.hookOfComp = reinterpret_cast<Index*>(this->at(24));
+    this->First.hookOfComp = reinterpret_cast<Index*>(this->at(20));
     this->First.rootOfComp = reinterpret_cast<Index*>(this->at(0));
-    this->First.newIdOfComp = reinterpret_cast<Index*>(this->at(8));
     this->First.newLabelOfComp = this->First.hookOfComp;
   }
 
@@ -99,9 +98,9 @@ public:
   const ComponentArrays& ofRound(int round) const { return round == 1 ? this->First : this->Later; }
 
   /// Room for a list of up to m points during round `round`'s searches (rounds two on): the
-  /// hook, root and newId arrays (12h bytes >= 4m), which hold nothing then: the previous
-  /// round's labels (round two: First's hooks, over Later's roots) are read before the
-  /// searches, and this round writes the three after them. Null in round one.
+  /// hook and root arrays (8h bytes >= 4m + 8), which hold nothing then: the previous round's
+  /// labels (round two: First's hooks, over them) are read before the searches, and this round
+  /// writes the two after them. Null in round one.
   Index* searchList(int round) const { return round == 1 ? nullptr : this->Later.hookOfComp; }
 
   /// The labels the previous round gave its components: none before round one.
