@@ -1,0 +1,104 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// Part of phase 3 (cells, Cells.h): the level of the leaf cell of every distinct point, from the
+// sorted Morton codes alone. Its own header so that the tests check it against the definition
+// (Testing/Engine/LeafLevelTests.cxx) without the rest of the engine.
+// Sizes: m distinct points, C the leaf capacity.
+#pragma once
+
+#include "base/Morton.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emst
+{
+namespace detail
+{
+
+/// levelOfPoint[k] = prefix bits of the leaf cell holding distinct point k, a multiple of
+/// `split` bits (the code bits of one split of a cell).
+/// A cell of b prefix bits holds more than C points exactly when some window of C+1 consecutive
+/// (sorted) points lies in it, i.e. when the window's two ends share b bits. So the leaf's bits
+/// are one split more than the most (in whole splits) shared by the ends of a window containing
+/// k. Three passes, O(1) work a point whatever C: the bits each window's ends share
+/// (WindowBits), their running maxima within blocks of C+1 windows (BlockMaxima), then each
+/// point's maximum over its at most C+1 windows, which span at most two blocks (LeafLevel; van
+/// Herk 1992, Gil & Werman 1993).
+template <int Dim>
+struct WindowBits
+{
+  const std::uint64_t* codeOfPoint; ///< [m], sorted
+  std::uint8_t* bitsOfWindow;       ///< [m - C]: window j is points j .. j + C
+  std::size_t capacity;             ///< C
+  EMST_HD void operator()(std::size_t j) const
+  {
+    bitsOfWindow[j] =
+      static_cast<std::uint8_t>(commonBits<Dim>(codeOfPoint[j], codeOfPoint[j + capacity]));
+  }
+};
+
+/// One thread per block of C+1 windows: the maxima from the block's start and to its end.
+struct BlockMaxima
+{
+  const std::uint8_t* bitsOfWindow; ///< [windows]
+  std::uint8_t* fromStart;          ///< [windows] max over block start .. j
+  std::uint8_t* toEnd;              ///< [windows] max over j .. block end
+  std::size_t windows;
+  std::size_t block; ///< C + 1
+  EMST_HD void operator()(std::size_t b) const
+  {
+    std::size_t const first = b * block;
+    std::size_t const last = first + block < windows ? first + block - 1 : windows - 1;
+    std::uint8_t up = 0;
+    for (std::size_t j = first; j <= last; ++j)
+    {
+      up = bitsOfWindow[j] > up ? bitsOfWindow[j] : up;
+      fromStart[j] = up;
+    }
+    std::uint8_t down = 0;
+    for (std::size_t j = last + 1; j-- > first;)
+    {
+      down = bitsOfWindow[j] > down ? bitsOfWindow[j] : down;
+      toEnd[j] = down;
+    }
+  }
+};
+
+template <int Dim>
+struct LeafLevel
+{
+  const std::uint8_t* fromStart; ///< BlockMaxima's
+  const std::uint8_t* toEnd;     ///< BlockMaxima's
+  std::uint8_t* levelOfPoint;    ///< [m]
+  std::size_t count;             ///< m > C
+  std::size_t capacity;          ///< C
+  int split;                     ///< code bits per split: 1 or Dim (leafSplitBits)
+  EMST_HD void operator()(std::size_t k) const
+  {
+    constexpr int kCodeBits = MortonCell<Dim>::kCodeBits;
+    std::size_t const c = capacity;
+    // The windows holding k: first .. last, at most C+1 of them, so in one block or two.
+    std::size_t const first = k >= c ? k - c : 0;
+    std::size_t const last = k + c < count ? k : count - 1 - c;
+    std::size_t const block = c + 1;
+    int shared;
+    if (first / block != last / block)
+    {
+      shared = toEnd[first] > fromStart[last] ? toEnd[first] : fromStart[last];
+    }
+    else
+    {
+      // One block: the range starts at the block's start (C+1 windows, or the first ones), or
+      // ends at the last window (the block's end, clipped to the last block).
+      shared = first % block == 0 ? fromStart[last] : toEnd[first];
+    }
+    shared -= shared % split;
+    int const level = shared + split < kCodeBits ? shared + split : kCodeBits;
+    levelOfPoint[k] = static_cast<std::uint8_t>(level);
+  }
+};
+
+} // namespace detail
+} // namespace emst
