@@ -23,9 +23,8 @@ using emst::detail::BlockMaxima;
 using emst::detail::commonBits;
 using emst::detail::LeafLevel;
 using emst::detail::MortonCell;
-using emst::detail::WindowBits;
 
-/// The engine's three passes, run serially.
+/// The engine's two passes, run serially.
 template <int Dim>
 std::vector<int> engineLevels(const std::vector<std::uint64_t>& codes, std::size_t c, int split)
 {
@@ -34,13 +33,8 @@ std::vector<int> engineLevels(const std::vector<std::uint64_t>& codes, std::size
   if (m > c)
   {
     std::size_t const windows = m - c;
-    std::vector<std::uint8_t> bits(windows), fromStart(windows), toEnd(windows);
-    WindowBits<Dim> const window{ codes.data(), bits.data(), c };
-    for (std::size_t j = 0; j < windows; ++j)
-    {
-      window(j);
-    }
-    BlockMaxima const blocks{ bits.data(), fromStart.data(), toEnd.data(), windows, c + 1 };
+    std::vector<std::uint8_t> fromStart(windows), toEnd(windows);
+    BlockMaxima<Dim> const blocks{ codes.data(), fromStart.data(), toEnd.data(), windows, c };
     for (std::size_t b = 0; b < (windows + c) / (c + 1); ++b)
     {
       blocks(b);

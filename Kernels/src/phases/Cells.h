@@ -206,12 +206,10 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
     if (m > c)
     {
       std::size_t const windows = m - c;
-      Buffer<std::uint8_t, Exec> bitsOfWindow(exec, windows);
       Buffer<std::uint8_t, Exec> fromStart(exec, windows);
       Buffer<std::uint8_t, Exec> toEnd(exec, windows);
-      exec.forEach(windows, WindowBits<Dim>{ codeOfPoint, bitsOfWindow.data(), c });
       exec.forEach((windows + c) / (c + 1),
-        BlockMaxima{ bitsOfWindow.data(), fromStart.data(), toEnd.data(), windows, c + 1 });
+        BlockMaxima<Dim>{ codeOfPoint, fromStart.data(), toEnd.data(), windows, c });
       exec.forEach(m,
         LeafLevel<Dim>{ fromStart.data(), toEnd.data(), levelOfPoint.data(), m, c,
           leafSplitBits(Dim, Exec::kLeafSplitsInTwo) });

@@ -22,45 +22,39 @@ namespace detail
 /// A cell of b prefix bits holds more than C points exactly when some window of C+1 consecutive
 /// (sorted) points lies in it, i.e. when the window's two ends share b bits. So the leaf's bits
 /// are one split more than the most (in whole splits) shared by the ends of a window containing
-/// k. Three passes, O(1) work a point whatever C: the bits each window's ends share
-/// (WindowBits), their running maxima within blocks of C+1 windows (BlockMaxima), then each
-/// point's maximum over its at most C+1 windows, which span at most two blocks (LeafLevel; van
-/// Herk 1992, Gil & Werman 1993).
-template <int Dim>
-struct WindowBits
-{
-  const std::uint64_t* codeOfPoint; ///< [m], sorted
-  std::uint8_t* bitsOfWindow;       ///< [m - C]: window j is points j .. j + C
-  std::size_t capacity;             ///< C
-  EMST_HD void operator()(std::size_t j) const
-  {
-    bitsOfWindow[j] =
-      static_cast<std::uint8_t>(commonBits<Dim>(codeOfPoint[j], codeOfPoint[j + capacity]));
-  }
-};
+/// k. Two passes, O(1) work a point whatever C: the running maxima of the windows' shared bits
+/// within blocks of C+1 windows (BlockMaxima), then each point's maximum over its at most C+1
+/// windows, which span at most two blocks (LeafLevel; van Herk 1992, Gil & Werman 1993).
 
-/// One thread per block of C+1 windows: the maxima from the block's start and to its end.
+/// One thread per block of C+1 windows (window j: points j .. j+C): the maxima of the bits its
+/// windows' ends share, from the block's start and to its end. The forward pass leaves each
+/// window's own bits in toEnd, which the backward pass then turns into the maxima.
+template <int Dim>
 struct BlockMaxima
 {
-  const std::uint8_t* bitsOfWindow; ///< [windows]
+  const std::uint64_t* codeOfPoint; ///< [m], sorted
   std::uint8_t* fromStart;          ///< [windows] max over block start .. j
   std::uint8_t* toEnd;              ///< [windows] max over j .. block end
-  std::size_t windows;
-  std::size_t block; ///< C + 1
+  std::size_t windows;              ///< m - C
+  std::size_t capacity;             ///< C
   EMST_HD void operator()(std::size_t b) const
   {
+    std::size_t const block = capacity + 1;
     std::size_t const first = b * block;
     std::size_t const last = first + block < windows ? first + block - 1 : windows - 1;
     std::uint8_t up = 0;
     for (std::size_t j = first; j <= last; ++j)
     {
-      up = bitsOfWindow[j] > up ? bitsOfWindow[j] : up;
+      auto const bits =
+        static_cast<std::uint8_t>(commonBits<Dim>(codeOfPoint[j], codeOfPoint[j + capacity]));
+      toEnd[j] = bits;
+      up = bits > up ? bits : up;
       fromStart[j] = up;
     }
     std::uint8_t down = 0;
     for (std::size_t j = last + 1; j-- > first;)
     {
-      down = bitsOfWindow[j] > down ? bitsOfWindow[j] : down;
+      down = toEnd[j] > down ? toEnd[j] : down;
       toEnd[j] = down;
     }
   }
