@@ -405,16 +405,12 @@ struct FindNearestForeign
   {
     Index const p = static_cast<Index>(index);
     PointRecord const self = ctx.points.recordOfPoint[p];
-    float radius = 0.0f;
-    if (ctx.needsSearch(p, self.comp, radius))
-    {
-      this->search(p, self, radius);
-    }
-  }
-
-  EMST_HD EMST_FORCEINLINE void search(Index p, const PointRecord& self, float radius) const
-  {
     Index const comp = self.comp;
+    float radius = 0.0f;
+    if (!ctx.needsSearch(p, comp, radius))
+    {
+      return;
+    }
     ForeignSearch<Metric> search{ &ctx, ctx.metric.query(self, p), p, comp, ctx.start(radius) };
     if (!ctx.bottomUp)
     {
@@ -532,17 +528,16 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
       exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
     exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
-  if (searchList && listsSearchers(round, search.points.count, Metric::kDim, Exec::kListsSearchers))
+  if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
   {
-    exec.forEachUnlessDone(
-      search.points.count, components, ListSearchers<Metric>{ search, searchList, listCount });
-    exec.forEachSearch(search.points.count, components,
+    exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
+    exec.forEachSearch(m, components,
       FindNearestForeignOfList<Metric>{
         FindNearestForeign<Metric>{ search }, searchList, listCount });
   }
   else
   {
-    exec.forEachSearch(search.points.count, components, FindNearestForeign<Metric>{ search });
+    exec.forEachSearch(m, components, FindNearestForeign<Metric>{ search });
   }
 }
 
