@@ -500,7 +500,7 @@ struct SearchState
   Buffer<float, Exec> boundOfPoint;     ///< [m], 0 at first
 };
 
-/// FindMin1 of round `round`, queued: relabel (and seed the bounds), label the leaves and the
+/// FindMin1 of round `round`, queued: relabel, label the leaves (seeding the bounds) and the
 /// subtrees, search.
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// Nothing runs when *components (the count before the round, on the backend) is one.
