@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace emst
@@ -343,16 +344,20 @@ private:
     this->progress(0.18, "tree");
     Hierarchy<Exec, Dim> const hierarchy = buildHierarchy(this->X, cells, distinct.codeOfPoint);
 
-    SearchState<Exec> const state(this->X, m, cells.leaves);
+    // The search's metric reads the exact coordinates of the distinct points: the backend's
+    // Morton-ordered copy, or the input in place (Exec::kCopiesExactCoordinates).
+    auto const exact = cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct);
+    using Base = SearchContext<decltype(inputMetric.over(exact))>;
+    using M = decltype(makeMetric(cells, hierarchy, std::declval<const Base&>()));
+
+    SearchState<Exec> const state(
+      this->X, m, cells.leaves, M::kNeighbourLists ? neighbourListLength(Exec::kNeighbours) : 0);
     Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
     this->X.fill(counters.data(), RoundCounters::kCount, 0u);
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
     ComponentArena<Exec> const arena(this->X, m);
 
-    // The search's metric reads the exact coordinates of the distinct points: the backend's
-    // Morton-ordered copy, or the input in place (Exec::kCopiesExactCoordinates).
-    auto const exact = cells.template exact<!Exec::kCopiesExactCoordinates>(input, distinct);
-    SearchContext<decltype(inputMetric.over(exact))> base;
+    Base base;
     base.metric = inputMetric.over(exact);
     base.tolerance = framed.tolerance();
     base.points = cells.points(distinct);
@@ -364,7 +369,6 @@ private:
     base.boundOfComp = nullptr;
     base.firstKeyOfComp = nullptr;
 
-    using M = decltype(makeMetric(cells, hierarchy, base));
     Rounds<M> rounds;
     SearchContext<M>& search = rounds.search;
     search.metric = makeMetric(cells, hierarchy, base);

@@ -17,6 +17,9 @@
 //       may stop once the ball of its best lies inside the Morton cell searched so far, and any
 //       condition the metric adds to it (the periodic one: the ball does not reach a periodic
 //       face).
+//   (f) kNeighbourLists: whether round one lists each point's nearest points for the later
+//       rounds (NearestForeign.h, answerFromList): the plain metrics; not mutual reachability,
+//       whose many equal keys (the core distances) make the lists cost more than they save.
 // Tolerance must bound the float values (a), (b) against the keys (c) (Arithmetic.h: the
 // Euclidean argument; PeriodicMetric.h: the periodic one, with a wider eta).
 #pragma once
@@ -45,6 +48,7 @@ struct EuclideanMetric
   /// (e) The bottom-up search may stop once the ball of its current best lies inside the Morton
   /// cell searched so far: every point outside the cell is then farther.
   static constexpr bool kBallInCellStops = true;
+  static constexpr bool kNeighbourLists = true;
 
   InputPoints<T, Dim, Indexed> points; ///< exact coordinates
   double scale;                        ///< Frame::scale: keys are squared distances in frame units
@@ -173,6 +177,7 @@ struct MutualReachabilityMetric
 {
   static constexpr int kDim = Base::kDim;
   static constexpr bool kBallInCellStops = Base::kBallInCellStops;
+  static constexpr bool kNeighbourLists = false; // (f): the cores tie too many keys
 
   Base base;
   const double* coreKeyOfPoint;  ///< exact squared core distance (frame units), by point

@@ -41,6 +41,11 @@ struct CandidateArrays
   /// the last exact answer (then also an upper bound of that answer's key), or the float above
   /// the radius within which the last search found nothing.
   float* boundOfPoint;
+  /// [m * neighbours] the `neighbours` nearest other points of p under the order (key, input
+  /// index), nearest first (NeighbourLists below), found in round one; its first entry is kNone
+  /// once every entry is in p's component. Null when neighbours is 0.
+  Index* neighboursOfPoint;
+  int neighbours;
 };
 
 /// Component labels of the leaves, and their runs along the Morton curve.
@@ -89,6 +94,20 @@ inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
   bool const large3D = dim == 3 && m >= (std::size_t(1) << 20);
   int const from = forced >= 0 ? forced : (backendLists && large3D ? 3 : 0);
   return from > 0 && round >= from;
+}
+
+/// How many nearest points round one lists for each point (NeighbourLists): the backend's choice
+/// (Exec::kNeighbours) or the tuning knob EMST_NEIGHBOURS (0, 4, 6 or 8; 0: no lists), read once
+/// from the environment, for benchmarking.
+inline int neighbourListLength(int backendDefault)
+{
+  static int const knob = []
+  {
+    const char* text = std::getenv("EMST_NEIGHBOURS");
+    int const value = text ? std::atoi(text) : -1;
+    return value == 0 || value == 4 || value == 6 || value == 8 ? value : -1;
+  }();
+  return knob >= 0 ? knob : backendDefault;
 }
 
 /// Best candidate of one query point under the order (key, input index). Its exact key is
@@ -236,6 +255,47 @@ struct SearchContext
   }
 };
 
+/// Neighbour lists (rounds two on). Round one lists, for every point p, its `neighbours` nearest
+/// other points under the order (key, input index) (FindNeighbourList). Every point missing from
+/// the list comes after its last entry in that order, and the set of points of other components
+/// only shrinks, so while some entry is in another component than p, the first such entry is
+/// p's exact answer, and once none is, every later answer's key is at least the last entry's:
+/// no search at all for either, unless that key is within the component's bound. Called once a
+/// round for each point whose last answer is no longer foreign (LabelLeaves); true when the
+/// list gave the answer (candidate and bound written, as a search would), else the bound is the
+/// last entry's and the list is marked used up (first entry kNone). Uniform 3D, 10^5 points, in
+/// a simulation with the components' final bounds: the later rounds' searches fall from 356k to
+/// 92k with 4 entries and to 2.4k with 8 (clustered sets gain less: their last rounds join
+/// clusters far apart, beyond every list).
+template <class Metric>
+EMST_HD EMST_FORCEINLINE bool answerFromList(const Metric& metric, const PointArrays& points,
+  const CandidateArrays& candidates, Index p, Index comp)
+{
+  Index* const list = candidates.neighboursOfPoint + std::size_t(p) * candidates.neighbours;
+  if (list[0] == kNone)
+  {
+    return false; // used up in an earlier round
+  }
+  for (int j = 0; j < candidates.neighbours; ++j)
+  {
+    Index const q = list[j];
+    if (q == kNone)
+    {
+      break; // fewer other points than entries: all of them are listed, none is foreign
+    }
+    if (points.recordOfPoint[q].comp != comp)
+    {
+      candidates.candidateOfPoint[p] = q;
+      candidates.boundOfPoint[p] = floatAtLeast(metric.key(p, q));
+      return true;
+    }
+  }
+  Index const last = list[candidates.neighbours - 1];
+  candidates.boundOfPoint[p] = last != kNone ? floatAtLeast(metric.key(p, last)) : floatInfinity();
+  list[0] = kNone;
+  return false;
+}
+
 /// Start of a round, one thread per point: moves the point to its new component label (from the
 /// last round's merge). The first point of each leaf writes its label as the leaf's, which
 /// LabelLeaves overwrites with kMixed where another follows.
@@ -266,12 +326,14 @@ struct RelabelPoints
 
 /// Then, one thread per point (labels final): the bounds' seeds and the leaf labels. A point's
 /// last answer, when still in another component, is still an edge leaving the point's
-/// component, hence an upper bound for it. A point in another component than the point before
-/// it in its leaf makes the leaf kMixed (a plain store: every writer writes the same value,
-/// after RelabelPoints' store of the first point's label). Two consecutive points in different
-/// components, in one leaf or across two, are an edge, hence an upper bound for both components
-/// (Prokopenko et al. 2022, 3.2); it matters in round two, when no answer of round one is still
-/// valid, and across leaves once the leaves hold one component each.
+/// component, hence an upper bound for it; else its list's first entry in another component is
+/// its answer (answerFromList), and seeds the bound too. A point in another component than the
+/// point before it in its leaf makes the leaf kMixed (a plain store: every writer writes the same
+/// value, after RelabelPoints' store of the first point's label). Two consecutive points in
+/// different components, in one leaf or across two, are an edge, hence an upper bound for both
+/// components (Prokopenko et al. 2022, 3.2); it matters in round two without neighbour lists, when
+/// no answer of round one is still valid, and across leaves once the leaves hold one component
+/// each.
 template <class Metric>
 struct LabelLeaves
 {
@@ -288,7 +350,12 @@ struct LabelLeaves
     Index const k = static_cast<Index>(index);
     PointRecord const r = points.recordOfPoint[k];
     Index const candidate = candidates.candidateOfPoint[k];
-    if (boundOfComp && candidate != kNone && points.recordOfPoint[candidate].comp != r.comp)
+    bool foreign = candidate != kNone && points.recordOfPoint[candidate].comp != r.comp;
+    if (boundOfComp && !foreign && candidates.neighbours > 0)
+    {
+      foreign = answerFromList(metric, points, candidates, k, r.comp);
+    }
+    if (boundOfComp && foreign)
     {
       tightenBound(boundOfComp, r.comp, candidates.boundOfPoint[k]);
     }
@@ -429,6 +496,163 @@ struct FindNearestForeign
   }
 };
 
+/// Round one with neighbour lists: one point's search for its K nearest other points under the
+/// order (key, input index), kept sorted in the visitor (registers: K is a compile-time
+/// constant, every index below is unrolled). As in Candidate, an entry's exact key is computed
+/// only when the float distances cannot order it against a newcomer: each entry keeps the window
+/// of its key (known) or of its float distance (not yet). Once K are held the limit is the K-th
+/// entry's, so every point pruned or passed over comes after the K-th in the order.
+template <class Metric, int K>
+struct NeighbourListSearch
+{
+  using Query = typename Metric::Query;
+  static constexpr int Dim = Metric::kDim;
+
+  const SearchContext<Metric>* ctx;
+  Query q;
+  Index p;
+  float limitValue;
+  int count;
+  double key[K]; ///< exact key, or negative while unknown
+  float limitOf[K];
+  float sureOf[K];
+  Index point[K];
+  Index input[K];
+
+  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
+  {
+    return ctx->metric.boxDistance2(q, n, node, slot);
+  }
+  EMST_HD EMST_FORCEINLINE float limit() const { return limitValue; }
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
+  {
+    return ctx->metric.ballClearOfFaces(x, limitValue, ctx->tolerance);
+  }
+  EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
+  {
+    Index const end = ctx->cells.firstPointOfLeaf[leaf + 1];
+    for (Index k = ctx->cells.firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      if (k == p)
+      {
+        continue;
+      }
+      float const d2 = ctx->metric.distance2(q, ctx->points.recordOfPoint[k], k);
+      if (d2 <= limitValue)
+      {
+        this->offer(k, d2);
+      }
+    }
+  }
+  /// Whether candidate k (float distance d2, input index in, exact key kk once computed, else
+  /// negative) comes before entry e.
+  EMST_HD EMST_FORCEINLINE bool before(int e, Index k, float d2, Index in, double& kk)
+  {
+    if (d2 < sureOf[e])
+    {
+      return true;
+    }
+    if (d2 > limitOf[e])
+    {
+      return false;
+    }
+    if (kk < 0.0)
+    {
+      kk = ctx->metric.key(p, k);
+    }
+    if (key[e] < 0.0)
+    {
+      key[e] = ctx->metric.key(p, point[e]);
+      ctx->tolerance.windowOfKey(key[e], limitOf[e], sureOf[e]);
+    }
+    return kk < key[e] || (kk == key[e] && in < input[e]);
+  }
+  EMST_HD EMST_FORCEINLINE void offer(Index k, float d2)
+  {
+    Index const in = ctx->points.inputOfPoint[k];
+    double kk = -1.0;
+    if (count < K || this->before(K - 1, k, d2, in, kk))
+    {
+      // Insertion from the end: entry j - 1 moves down while the newcomer comes before it
+      // (entry K - 1 drops out when the list is full).
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+      for (int j = K - 1; j >= 0; --j)
+      {
+        if (j > count)
+        {
+          continue;
+        }
+        if (j > 0 && this->before(j - 1, k, d2, in, kk))
+        {
+          key[j] = key[j - 1];
+          limitOf[j] = limitOf[j - 1];
+          sureOf[j] = sureOf[j - 1];
+          point[j] = point[j - 1];
+          input[j] = input[j - 1];
+        }
+        else
+        {
+          key[j] = kk;
+          if (kk < 0.0)
+          {
+            ctx->tolerance.windowOfDistance(d2, limitOf[j], sureOf[j]);
+          }
+          else
+          {
+            ctx->tolerance.windowOfKey(kk, limitOf[j], sureOf[j]);
+          }
+          point[j] = k;
+          input[j] = in;
+          break;
+        }
+      }
+      if (count < K)
+      {
+        ++count;
+      }
+    }
+    if (count == K)
+    {
+      limitValue = limitOf[K - 1]; // also when only the K-th's key became known
+    }
+  }
+};
+
+/// Round one with neighbour lists (in place of FindNearestForeign): each point's K nearest other
+/// points, bottom-up from its cell; the nearest is its answer (every component is a point).
+template <class Metric, int K>
+struct FindNeighbourList
+{
+  SearchContext<Metric> ctx;
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const p = static_cast<Index>(index);
+    PointRecord const self = ctx.points.recordOfPoint[p];
+    NeighbourListSearch<Metric, K> search; // default-initialised: the list is filled by count
+    search.ctx = &ctx;
+    search.q = ctx.metric.query(self, p);
+    search.p = p;
+    search.limitValue = floatLargest();
+    search.count = 0;
+    Index const leaf = ctx.points.leafOfPoint[p];
+    search.scanLeaf(leaf);
+    if (ctx.cells.leaves > 1)
+    {
+      searchUpwards(ctx.tree, leaf, self.x, ctx.latticeScale, Metric::kBallInCellStops, search);
+    }
+    Index* const list = ctx.candidates.neighboursOfPoint + std::size_t(p) * K;
+    for (int j = 0; j < K; ++j)
+    {
+      list[j] = j < search.count ? search.point[j] : kNone;
+    }
+    Candidate best{ search.key[0], 0.0f, 0.0f, search.point[0], search.input[0] };
+    ctx.finish(p, self.comp, best, floatInfinity());
+  }
+};
+
 /// Once most points need no search (the later rounds), the ones that do are listed first, in
 /// Morton order within each warp, so that the searches run on full warps instead of on the few
 /// lanes of each warp that search. A listed point asks again (needsSearch is idempotent for it:
@@ -470,11 +694,13 @@ struct FindNearestForeignOfList
 template <class Exec>
 struct SearchState
 {
-  SearchState(Exec& exec, std::size_t m, std::size_t leaves)
+  SearchState(Exec& exec, std::size_t m, std::size_t leaves, int listLength)
     : labelOfLeaf(exec, leaves)
     , runOfLeaf(exec, leaves)
     , candidateOfPoint(exec, m)
     , boundOfPoint(exec, m)
+    , neighboursOfPoint(exec, m * static_cast<std::size_t>(listLength))
+    , neighbours(listLength)
   {
     exec.fill(this->candidateOfPoint.data(), m, kNone);
     exec.fill(this->boundOfPoint.data(), m, 0.0f);
@@ -491,13 +717,17 @@ struct SearchState
     CandidateArrays candidates;
     candidates.candidateOfPoint = this->candidateOfPoint.data();
     candidates.boundOfPoint = this->boundOfPoint.data();
+    candidates.neighboursOfPoint = this->neighbours > 0 ? this->neighboursOfPoint.data() : nullptr;
+    candidates.neighbours = this->neighbours;
     return candidates;
   }
 
-  Buffer<Index, Exec> labelOfLeaf;      ///< [L]
-  Buffer<Index, Exec> runOfLeaf;        ///< [L]
-  Buffer<Index, Exec> candidateOfPoint; ///< [m], kNone at first
-  Buffer<float, Exec> boundOfPoint;     ///< [m], 0 at first
+  Buffer<Index, Exec> labelOfLeaf;       ///< [L]
+  Buffer<Index, Exec> runOfLeaf;         ///< [L]
+  Buffer<Index, Exec> candidateOfPoint;  ///< [m], kNone at first
+  Buffer<float, Exec> boundOfPoint;      ///< [m], 0 at first
+  Buffer<Index, Exec> neighboursOfPoint; ///< [m * neighbours], written in round one
+  int neighbours;                        ///< list entries a point (0: no lists)
 };
 
 /// FindMin1 of round `round`, queued: relabel, label the leaves (seeding the bounds) and the
@@ -528,7 +758,19 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
       exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
     exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
-  if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
+  if (round == 1 && search.candidates.neighbours == 4)
+  {
+    exec.forEachSearch(m, components, FindNeighbourList<Metric, 4>{ search });
+  }
+  else if (round == 1 && search.candidates.neighbours == 6)
+  {
+    exec.forEachSearch(m, components, FindNeighbourList<Metric, 6>{ search });
+  }
+  else if (round == 1 && search.candidates.neighbours == 8)
+  {
+    exec.forEachSearch(m, components, FindNeighbourList<Metric, 8>{ search });
+  }
+  else if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
   {
     exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
     exec.forEachSearch(m, components,

@@ -50,6 +50,7 @@ struct PeriodicMetric
 
   /// (e) The bottom-up early stop is kept, with the wrap condition of ballClearOfFaces.
   static constexpr bool kBallInCellStops = true;
+  static constexpr bool kNeighbourLists = true;
 
   InputPoints<T, Dim, Indexed> points; ///< exact coordinates
   Frame frame;                         ///< origin (lo), period and scale of every axis
