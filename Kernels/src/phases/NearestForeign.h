@@ -96,11 +96,16 @@ inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
   return from > 0 && round >= from;
 }
 
-/// How many nearest points round one lists for each point (NeighbourLists): the backend's choice
-/// (Exec::kNeighbours) or the tuning knob EMST_NEIGHBOURS (0, 4, 6 or 8; 0: no lists), read once
-/// from the environment, for benchmarking.
+/// How many nearest points round one lists for each point (answerFromList): the backend's choice
+/// (Exec::kNeighbours), or on a backend that lists (kNeighbours > 0: the list search is built
+/// into it) the tuning knob EMST_NEIGHBOURS (0, 4, 6 or 8; 0: no lists), read once from the
+/// environment, for benchmarking.
 inline int neighbourListLength(int backendDefault)
 {
+  if (backendDefault == 0)
+  {
+    return 0;
+  }
   static int const knob = []
   {
     const char* text = std::getenv("EMST_NEIGHBOURS");
@@ -758,19 +763,27 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
       exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
     exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
-  if (round == 1 && search.candidates.neighbours == 4)
+  if constexpr (Exec::kNeighbours > 0 && Metric::kNeighbourLists)
   {
-    exec.forEachSearch(m, components, FindNeighbourList<Metric, 4>{ search });
+    int const k = search.candidates.neighbours;
+    if (round == 1 && k > 0)
+    {
+      if (k == 4)
+      {
+        exec.forEachSearch(m, components, FindNeighbourList<Metric, 4>{ search });
+      }
+      else if (k == 6)
+      {
+        exec.forEachSearch(m, components, FindNeighbourList<Metric, 6>{ search });
+      }
+      else
+      {
+        exec.forEachSearch(m, components, FindNeighbourList<Metric, 8>{ search });
+      }
+      return;
+    }
   }
-  else if (round == 1 && search.candidates.neighbours == 6)
-  {
-    exec.forEachSearch(m, components, FindNeighbourList<Metric, 6>{ search });
-  }
-  else if (round == 1 && search.candidates.neighbours == 8)
-  {
-    exec.forEachSearch(m, components, FindNeighbourList<Metric, 8>{ search });
-  }
-  else if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
+  if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
   {
     exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
     exec.forEachSearch(m, components,
