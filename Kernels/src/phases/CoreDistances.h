@@ -143,39 +143,18 @@ struct CoreContext
   std::uint32_t k;
 };
 
-/// What the core phase's searches share: a query point walking the hierarchy (Hierarchy.h's
-/// visitors) with the base metric's box bounds, pruned beyond its limit.
-template <class Metric>
-struct BaseWalk
-{
-  static constexpr int Dim = Metric::kDim;
-  const CoreContext<Metric>* ctx;
-  typename Metric::Query q;
-  Index p;
-  float limitValue;
-
-  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
-  {
-    return ctx->search.metric.boxDistance2(q, n, node, slot);
-  }
-  EMST_HD EMST_FORCEINLINE float limit() const { return this->limitValue; }
-  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
-  {
-    return ctx->search.metric.ballClearOfFaces(x, this->limitValue, ctx->search.tolerance);
-  }
-};
-
 /// One point's k-nearest-neighbour search: every other distinct point within the limit offers
 /// its exact key with its multiplicity; once `need` copies are held the limit is the window of
 /// the need-th key (anything beyond it is farther).
 template <class Metric, int Capacity>
-struct NeighbourSearch : BaseWalk<Metric>
+struct NeighbourSearch : PlainWalk<Metric>
 {
+  const std::uint32_t* multiplicityOfPoint; ///< [m]
   NearestKeys<Capacity> keys;
 
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    const SearchContext<Metric>& s = this->ctx->search;
+    const SearchContext<Metric>& s = *this->ctx;
     Index const end = s.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
@@ -189,7 +168,7 @@ struct NeighbourSearch : BaseWalk<Metric>
       {
         continue; // the need-th smallest key stays where it is
       }
-      this->keys.offer(key, this->ctx->multiplicityOfPoint[k]);
+      this->keys.offer(key, this->multiplicityOfPoint[k]);
       if (this->keys.full())
       {
         float sure;
@@ -222,19 +201,15 @@ struct FindCoreDistance
     const SearchContext<Metric>& s = ctx.search;
     PointRecord const self = s.points.recordOfPoint[p];
     NeighbourSearch<Metric, Capacity> search; // default-initialised: the heap is not zeroed
-    search.ctx = &ctx;
+    search.ctx = &s;
+    search.multiplicityOfPoint = ctx.multiplicityOfPoint;
     search.q = s.metric.query(self, p);
     search.p = p;
     search.limitValue = floatLargest();
     search.keys.size = 0;
     search.keys.total = 0;
     search.keys.need = ctx.k - w;
-    Index const leaf = s.points.leafOfPoint[p];
-    search.scanLeaf(leaf);
-    if (s.cells.leaves > 1)
-    {
-      searchUpwards(s.tree, leaf, self.x, s.latticeScale, Metric::kBallInCellStops, search);
-    }
+    searchFromCell(s, p, self.x, search);
     double const core =
       search.keys.full() ? search.keys.top() : static_cast<double>(floatInfinity());
     coreKeyOfPoint[p] = core;
@@ -246,7 +221,7 @@ struct FindCoreDistance
 /// which keys are larger): the smallest input index among the points y of other locations with
 /// core(y) <= c and |x - y|^2 <= c, below `best` (which starts at the first copy's index).
 template <class Metric>
-struct AnchorSearch : BaseWalk<Metric>
+struct AnchorSearch : PlainWalk<Metric>
 {
   const double* coreKeyOfPoint;
   double core;
@@ -254,7 +229,7 @@ struct AnchorSearch : BaseWalk<Metric>
 
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    const SearchContext<Metric>& s = this->ctx->search;
+    const SearchContext<Metric>& s = *this->ctx;
     Index const end = s.cells.firstPointOfLeaf[leaf + 1];
     for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
@@ -294,7 +269,7 @@ struct FindCopyAnchor
     }
     PointRecord const self = s.points.recordOfPoint[p];
     AnchorSearch<Metric> search;
-    search.ctx = &ctx;
+    search.ctx = &s;
     search.q = s.metric.query(self, p);
     search.p = p;
     float sure;
@@ -302,12 +277,7 @@ struct FindCopyAnchor
     search.coreKeyOfPoint = coreKeyOfPoint;
     search.core = core;
     search.best = first;
-    Index const leaf = s.points.leafOfPoint[p];
-    search.scanLeaf(leaf);
-    if (s.cells.leaves > 1)
-    {
-      searchUpwards(s.tree, leaf, self.x, s.latticeScale, Metric::kBallInCellStops, search);
-    }
+    searchFromCell(s, p, self.x, search);
     anchorOfPoint[p] = search.best;
   }
 };

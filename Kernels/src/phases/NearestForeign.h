@@ -260,6 +260,43 @@ struct SearchContext
   }
 };
 
+/// A search without component labels (round one's neighbour lists, the core distances): a query
+/// point walking the hierarchy (Hierarchy.h's visitors) with the metric's box bounds, pruned
+/// beyond its limit. The visitor adds scanLeaf.
+template <class Metric>
+struct PlainWalk
+{
+  static constexpr int Dim = Metric::kDim;
+  const SearchContext<Metric>* ctx;
+  typename Metric::Query q;
+  Index p;
+  float limitValue;
+
+  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
+  {
+    return ctx->metric.boxDistance2(q, n, node, slot);
+  }
+  EMST_HD EMST_FORCEINLINE float limit() const { return limitValue; }
+  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
+  {
+    return ctx->metric.ballClearOfFaces(x, limitValue, ctx->tolerance);
+  }
+};
+
+/// The bottom-up walk of point p (frame coordinates x): its own leaf, then up the radix tree
+/// (searchUpwards), until the ball of the visitor's limit lies inside the cell searched so far.
+template <class Metric, class Visitor>
+EMST_HD EMST_FORCEINLINE void searchFromCell(
+  const SearchContext<Metric>& ctx, Index p, const float* x, Visitor& visitor)
+{
+  Index const leaf = ctx.points.leafOfPoint[p];
+  visitor.scanLeaf(leaf);
+  if (ctx.cells.leaves > 1)
+  {
+    searchUpwards(ctx.tree, leaf, x, ctx.latticeScale, Metric::kBallInCellStops, visitor);
+  }
+}
+
 /// Neighbour lists (rounds two on). Round one lists, for every point p, its `neighbours` nearest
 /// other points under the order (key, input index) (FindNeighbourList). Every point missing from
 /// the list comes after its last entry in that order, and the set of points of other components
@@ -490,12 +527,7 @@ struct FindNearestForeign
     }
     else
     {
-      Index const leaf = ctx.points.leafOfPoint[p];
-      search.scanLeaf(leaf);
-      if (ctx.cells.leaves > 1)
-      {
-        searchUpwards(ctx.tree, leaf, self.x, ctx.latticeScale, Metric::kBallInCellStops, search);
-      }
+      searchFromCell(ctx, p, self.x, search);
     }
     ctx.finish(p, comp, search.best, radius);
   }
@@ -508,15 +540,8 @@ struct FindNearestForeign
 /// of its key (known) or of its float distance (not yet). Once K are held the limit is the K-th
 /// entry's, so every point pruned or passed over comes after the K-th in the order.
 template <class Metric, int K>
-struct NeighbourListSearch
+struct NeighbourListSearch : PlainWalk<Metric>
 {
-  using Query = typename Metric::Query;
-  static constexpr int Dim = Metric::kDim;
-
-  const SearchContext<Metric>* ctx;
-  Query q;
-  Index p;
-  float limitValue;
   int count;
   double key[K]; ///< exact key, or negative while unknown
   float limitOf[K];
@@ -524,26 +549,18 @@ struct NeighbourListSearch
   Index point[K];
   Index input[K];
 
-  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
-  {
-    return ctx->metric.boxDistance2(q, n, node, slot);
-  }
-  EMST_HD EMST_FORCEINLINE float limit() const { return limitValue; }
-  EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
-  {
-    return ctx->metric.ballClearOfFaces(x, limitValue, ctx->tolerance);
-  }
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
-    Index const end = ctx->cells.firstPointOfLeaf[leaf + 1];
-    for (Index k = ctx->cells.firstPointOfLeaf[leaf]; k < end; ++k)
+    const SearchContext<Metric>& s = *this->ctx;
+    Index const end = s.cells.firstPointOfLeaf[leaf + 1];
+    for (Index k = s.cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
-      if (k == p)
+      if (k == this->p)
       {
         continue;
       }
-      float const d2 = ctx->metric.distance2(q, ctx->points.recordOfPoint[k], k);
-      if (d2 <= limitValue)
+      float const d2 = s.metric.distance2(this->q, s.points.recordOfPoint[k], k);
+      if (d2 <= this->limitValue)
       {
         this->offer(k, d2);
       }
@@ -563,18 +580,18 @@ struct NeighbourListSearch
     }
     if (kk < 0.0)
     {
-      kk = ctx->metric.key(p, k);
+      kk = this->ctx->metric.key(this->p, k);
     }
     if (key[e] < 0.0)
     {
-      key[e] = ctx->metric.key(p, point[e]);
-      ctx->tolerance.windowOfKey(key[e], limitOf[e], sureOf[e]);
+      key[e] = this->ctx->metric.key(this->p, point[e]);
+      this->ctx->tolerance.windowOfKey(key[e], limitOf[e], sureOf[e]);
     }
     return kk < key[e] || (kk == key[e] && in < input[e]);
   }
   EMST_HD EMST_FORCEINLINE void offer(Index k, float d2)
   {
-    Index const in = ctx->points.inputOfPoint[k];
+    Index const in = this->ctx->points.inputOfPoint[k];
     double kk = -1.0;
     if (count < K || this->before(K - 1, k, d2, in, kk))
     {
@@ -602,11 +619,11 @@ struct NeighbourListSearch
           key[j] = kk;
           if (kk < 0.0)
           {
-            ctx->tolerance.windowOfDistance(d2, limitOf[j], sureOf[j]);
+            this->ctx->tolerance.windowOfDistance(d2, limitOf[j], sureOf[j]);
           }
           else
           {
-            ctx->tolerance.windowOfKey(kk, limitOf[j], sureOf[j]);
+            this->ctx->tolerance.windowOfKey(kk, limitOf[j], sureOf[j]);
           }
           point[j] = k;
           input[j] = in;
@@ -620,7 +637,7 @@ struct NeighbourListSearch
     }
     if (count == K)
     {
-      limitValue = limitOf[K - 1]; // also when only the K-th's key became known
+      this->limitValue = limitOf[K - 1]; // also when only the K-th's key became known
     }
   }
 };
@@ -642,12 +659,7 @@ struct FindNeighbourList
     search.p = p;
     search.limitValue = floatLargest();
     search.count = 0;
-    Index const leaf = ctx.points.leafOfPoint[p];
-    search.scanLeaf(leaf);
-    if (ctx.cells.leaves > 1)
-    {
-      searchUpwards(ctx.tree, leaf, self.x, ctx.latticeScale, Metric::kBallInCellStops, search);
-    }
+    searchFromCell(ctx, p, self.x, search);
     Index* const list = ctx.candidates.neighboursOfPoint + std::size_t(p) * K;
     for (int j = 0; j < K; ++j)
     {
