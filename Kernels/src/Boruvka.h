@@ -368,6 +368,7 @@ private:
     base.bottomUp = false;
     base.boundOfComp = nullptr;
     base.firstKeyOfComp = nullptr;
+    base.reach = 1.0f;
 
     Rounds<M> rounds;
     SearchContext<M>& search = rounds.search;
@@ -381,6 +382,7 @@ private:
     search.bottomUp = false;
     search.boundOfComp = nullptr;
     search.firstKeyOfComp = nullptr;
+    search.reach = searchReach();
     rounds.labels = state.labels();
     rounds.arena = &arena;
     rounds.counters.counters = counters.data();
