@@ -185,13 +185,15 @@ struct SearchContext
     }
   }
 
-  /// True when p must search; otherwise p's state is already final for this round.
+  /// True when p must search; otherwise p's state is already final for this round. Called after
+  /// LabelLeaves, which has cleared every answer that joined p's component: an answer left is
+  /// in another component, without a look at its record.
   EMST_HD EMST_FORCEINLINE bool needsSearch(Index p, Index comp, float& radius) const
   {
     radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
     float const below = floatBelow(candidates.boundOfPoint[p]); // p's answers have keys above it
     Index const previous = candidates.candidateOfPoint[p];
-    if (previous != kNone && points.recordOfPoint[previous].comp != comp)
+    if (previous != kNone)
     {
       // Still the exact answer. Only an answer that can reach the component's bound can be its
       // minimum edge: the others need not even compute their key.
@@ -205,7 +207,6 @@ struct SearchContext
     {
       // Every foreign point is farther than the component's current best edge: this point can
       // neither win nor tie. Its bound stays valid for later rounds.
-      candidates.candidateOfPoint[p] = kNone;
       return false;
     }
     return true;
@@ -389,8 +390,10 @@ struct RelabelPoints
 
 /// Then, one thread per point (labels final): the bounds' seeds and the leaf labels. A point's
 /// last answer, when still in another component, is still an edge leaving the point's
-/// component, hence an upper bound for it; else its list's first entry in another component is
-/// its answer (answerFromList), and seeds the bound too. A point in another component than the
+/// component, hence an upper bound for it; else it is cleared (so that the round's later
+/// passes know an answer left to be foreign without reading its record), and the point's
+/// list's first entry in another component is its answer (answerFromList), and seeds the bound
+/// too. A point in another component than the
 /// point before it in its leaf makes the leaf kMixed (a plain store: every writer writes the same
 /// value, after RelabelPoints' store of the first point's label). Two consecutive points in
 /// different components, in one leaf or across two, are an edge, hence an upper bound for both
@@ -414,6 +417,10 @@ struct LabelLeaves
     PointRecord const r = points.recordOfPoint[k];
     Index const candidate = candidates.candidateOfPoint[k];
     bool foreign = candidate != kNone && points.recordOfPoint[candidate].comp != r.comp;
+    if (!foreign && candidate != kNone)
+    {
+      candidates.candidateOfPoint[k] = kNone; // joined: no longer an answer (needsSearch)
+    }
     if (boundOfComp && !foreign && candidates.neighbours > 0)
     {
       foreign = answerFromList(metric, points, candidates, k, r.comp);
