@@ -42,7 +42,7 @@ public:
   /// Round one lists each point's 6 nearest (answerFromList), and the later rounds search far
   /// less: 2 cores, uniform 1e6 3D, three alternating blocks, 975-989 ms without lists, 838-846
   /// with 4 entries, 796-803 with 6 (round one about 177, 330, 420 ms; the later rounds 590, 330,
-  /// 250).
+  /// 250; measured before the searches' reach, kSearchReach, which spares a few percent more).
   static constexpr int kNeighbours = 6;
   /// Loops shorter than this run on the calling thread: waking a team costs more than they do
   /// (and much more on a loaded machine).

@@ -132,7 +132,8 @@ public:
   static constexpr bool kListsSearchers = true;
   /// No neighbour lists (answerFromList): round one's search for the K nearest costs a GPU more
   /// than the later rounds save (H100, uniform 1e7 3D: round one 7.1 -> 16.6 / 26.3 ms with 4 /
-  /// 6 entries, rounds two on 23.9 -> 16.8 / 13.0 ms; 36.5 -> 39.0 / 44.9 ms in all). 0 also
+  /// 6 entries, rounds two on 23.9 -> 16.8 / 13.0 ms; 36.5 -> 39.0 / 44.9 ms in all; before the
+  /// searches' reach, kSearchReach, which took the later rounds to 20.7 ms without lists). 0 also
   /// leaves the list search out of the CUDA build (its kernels for the three list lengths more
   /// than double the backend's compile time): set 4, 6 or 8 to build it in and measure it with
   /// EMST_NEIGHBOURS.
