@@ -45,12 +45,11 @@ static_assert(sizeof(OutputEdge) == sizeof(Edge) && alignof(OutputEdge) == align
 /// The rounds' counters, kept on the backend so that several rounds are queued without waiting
 /// for the host (a round that starts with one component does nothing):
 ///   [0] edges emitted, [r] components before round r ([1] = m),
-///   [kTieFlags + r] set when round r found equal least keys in a component.
+///   [kSearchers + r] the points listed to search in round r.
 struct RoundCounters
 {
   static constexpr int kMaxRounds = 62;
-  static constexpr int kTieFlags = kMaxRounds + 2;
-  static constexpr int kSearchers = kTieFlags + kMaxRounds + 1;
+  static constexpr int kSearchers = kMaxRounds + 2;
   static constexpr int kCount = kSearchers + kMaxRounds + 1;
 
   std::uint32_t* counters; ///< [kCount]
@@ -58,7 +57,6 @@ struct RoundCounters
   std::uint32_t* edgeCount() const { return this->counters; }
   const std::uint32_t* before(int round) const { return this->counters + round; }
   std::uint32_t* after(int round) const { return this->counters + round + 1; }
-  std::uint32_t* tieFlag(int round) const { return this->counters + kTieFlags + round; }
   std::uint32_t* searchers(int round) const { return this->counters + kSearchers + round; }
 };
 
@@ -431,7 +429,7 @@ private:
       r.arena->searchList(round), r.counters.searchers(round));
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
     {
-      findMin2(this->X, r.search, comps, before, r.counters.tieFlag(round));
+      findMin2(this->X, r.search, comps, known, before);
     }
     connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before);
     compact(this->X, comps, known, before, r.counters.after(round));

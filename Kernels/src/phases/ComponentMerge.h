@@ -29,13 +29,24 @@ struct TreeEdges
   std::uint32_t capacity;   ///< m-1: more edges would be a bug, caught by the count check
 };
 
-/// FindMin2 after the search, which left each component's least key in firstKeyOfComp. Over
-/// the points whose answer has that key, the first pass takes the least
-/// (smaller input index << 32 | larger one), which names the component's minimum edge under
-/// the total order, and each such point writes itself as its component's winner: right when it
-/// is the only one, which is the rule (a second one sets the round's tie flag). Only then does
-/// the second pass run, and rewrite each winner as the point at the end of the least pair.
-/// A point's float bound rules most points out before any key is computed.
+/// The index pair of p's answer, (smaller input index << 32 | larger one): with the key, it
+/// orders the edges totally.
+EMST_HD EMST_FORCEINLINE std::uint64_t answerPair(
+  const PointArrays& points, const CandidateArrays& candidates, Index p)
+{
+  Index const a = points.inputOfPoint[p];
+  Index const b = points.inputOfPoint[candidates.candidateOfPoint[p]];
+  return (static_cast<std::uint64_t>(a < b ? a : b) << 32) | (a < b ? b : a);
+}
+
+/// FindMin2 after the search, which left each component's least key in firstKeyOfComp: over the
+/// points whose answer has that key, the component's winner becomes the one whose answer has
+/// the least index pair, which names the component's minimum edge under the total order. A
+/// compare-and-swap minimum whose order is read through the points (their answers and input
+/// indices do not change in this pass); two points of one component never share a pair (the
+/// pair's end in the component would be both). Most points have one such answer; a tie costs its
+/// points a few more swaps. A point's float bound rules most points out before any key is
+/// computed.
 template <class Metric>
 struct ComponentMinimumEdge
 {
@@ -43,16 +54,10 @@ struct ComponentMinimumEdge
   PointArrays points;
   CandidateArrays candidates;
   const std::uint64_t* firstKeyOfComp; ///< [k]
-  std::uint64_t* secondKeyOfComp;      ///< [k], kNoKey on entry of the first pass
-  Index* winnerOfComp;                 ///< [k] ComponentArrays::rootOfComp
-  std::uint32_t* tie;                  ///< [1] the round's tie flag, 0 on entry
-  bool settleTies;                     ///< the second pass
-  EMST_HD void operator()(std::size_t p) const
+  Index* winnerOfComp;                 ///< [k] ComponentArrays::rootOfComp, kNone on entry
+  EMST_HD void operator()(std::size_t index) const
   {
-    if (settleTies && loadShared(tie) == 0u)
-    {
-      return;
-    }
+    Index const p = static_cast<Index>(index);
     Index const q = candidates.candidateOfPoint[p];
     if (q == kNone)
     {
@@ -68,22 +73,25 @@ struct ComponentMinimumEdge
     {
       return;
     }
-    Index const a = points.inputOfPoint[p];
-    Index const b = points.inputOfPoint[q];
-    std::uint64_t const pair = (static_cast<std::uint64_t>(a < b ? a : b) << 32) | (a < b ? b : a);
-    if (!settleTies)
+    std::uint64_t const pair = answerPair(points, candidates, p);
+    Index seen = loadShared(&winnerOfComp[c]);
+    while (seen == kNone || pair < answerPair(points, candidates, seen))
     {
-      if (atomicMinU64Old(&secondKeyOfComp[c], pair) != kNoKey)
+      Index const before = atomicCasU32(&winnerOfComp[c], seen, p);
+      if (before == seen)
       {
-        storeShared(tie, 1u);
+        return;
       }
-      winnerOfComp[c] = static_cast<Index>(p);
-    }
-    else if (pair == secondKeyOfComp[c])
-    {
-      winnerOfComp[c] = static_cast<Index>(p); // one point: the edge has one end in c
+      seen = before;
     }
   }
+};
+
+/// Clears the winners for FindMin2 (their array held the searcher list until then).
+struct ClearWinners
+{
+  Index* winnerOfComp; ///< [k]
+  EMST_HD void operator()(std::size_t c) const { winnerOfComp[c] = kNone; }
 };
 
 /// Connect: every component hooks onto the component at the other end of its minimum edge.
@@ -114,7 +122,7 @@ struct RootAndEmit
     Index const c = static_cast<Index>(index);
     Index const t = comps.hookOfComp[c];
     Index const p = comps.winner(c);
-    if (comps.secondKeyOfComp)
+    if (comps.firstKeyOfComp)
     {
       comps.reset(c);
     }
@@ -179,24 +187,16 @@ struct NewLabelOfComponent
 };
 
 /// FindMin2 of a round after round one (where each component is one point, whose answer is its
-/// minimum edge): two passes over the points, the second only after a tie.
+/// minimum edge): the winners cleared, then one pass over the points.
 template <class Exec, class Metric>
 void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentArrays& comps,
-  const std::uint32_t* components, std::uint32_t* tieFlag)
+  std::size_t known, const std::uint32_t* components)
 {
   auto const range = exec.range("FindMin2");
-  ComponentMinimumEdge<Metric> pass;
-  pass.metric = search.metric;
-  pass.points = search.points;
-  pass.candidates = search.candidates;
-  pass.firstKeyOfComp = comps.firstKeyOfComp;
-  pass.secondKeyOfComp = comps.secondKeyOfComp;
-  pass.winnerOfComp = comps.rootOfComp;
-  pass.tie = tieFlag;
-  pass.settleTies = false;
-  exec.forEachUnlessDone(search.points.count, components, pass);
-  pass.settleTies = true;
-  exec.forEachUnlessDone(search.points.count, components, pass);
+  exec.forEachComponent(known, components, ClearWinners{ comps.rootOfComp });
+  exec.forEachUnlessDone(search.points.count, components,
+    ComponentMinimumEdge<Metric>{
+      search.metric, search.points, search.candidates, comps.firstKeyOfComp, comps.rootOfComp });
 }
 
 /// Connect: hooks and edges. `known` bounds the count *components (on the backend).

@@ -25,23 +25,21 @@ constexpr std::uint64_t kNoKey = ~std::uint64_t(0); ///< "no key yet" of a 64-bi
 /// every component is one point and its point's answer is its minimum edge.
 struct ComponentArrays
 {
-  std::uint64_t* firstKeyOfComp;  ///< [k] double bits of the least key leaving c
-  std::uint64_t* secondKeyOfComp; ///< [k] least index pair among the edges with that key
-  std::uint32_t* boundOfComp;     ///< [k] float bits: at least the key of c's minimum edge
-  Index* hookOfComp;              ///< [k]
-  /// [k] the winners until FindRoots overwrites them; then each component's root, and at a root
-  /// (a component whose hook is itself) its dense new label instead
+  std::uint64_t* firstKeyOfComp; ///< [k] double bits of the least key leaving c
+  std::uint32_t* boundOfComp;    ///< [k] float bits: at least the key of c's minimum edge
+  Index* hookOfComp;             ///< [k]
+  /// [k] the winners (FindMin2) until FindRoots overwrites them; then each component's root,
+  /// and at a root (a component whose hook is itself) its dense new label instead
   Index* rootOfComp;
   Index* newLabelOfComp; ///< [k] new label of every component
 
   /// The point of component c whose edge is c's minimum outgoing edge.
-  EMST_HD Index winner(Index c) const { return secondKeyOfComp ? rootOfComp[c] : c; }
+  EMST_HD Index winner(Index c) const { return firstKeyOfComp ? rootOfComp[c] : c; }
 
-  /// Clears c's minima and bound for a round: no key yet, no bound.
+  /// Clears c's least key and bound for a round: no key yet, no bound.
   EMST_HD EMST_FORCEINLINE void reset(std::size_t c) const
   {
     firstKeyOfComp[c] = kNoKey;
-    secondKeyOfComp[c] = kNoKey;
     boundOfComp[c] = floatBits(floatInfinity());
   }
 };
@@ -66,8 +64,8 @@ struct ResetComponents
 
 /// The component arrays of every round, in one arena with a fixed layout. After the first round
 /// every component holds two points or more, so k < h = ceil(m/2) + 1:
-///   firstKey 8h | secondKey 8h | bound 4h | hook 4h | root 4h
-/// (14 bytes a point) and the new labels of a round overwrite its hooks (spent by then). The
+///   firstKey 8h | bound 4h | hook 4h | root 4h
+/// (10 bytes a point) and the new labels of a round overwrite its hooks (spent by then). The
 /// first round (k = m, no keys or bounds) puts its roots over the first key, and its hooks
 /// (which become the new labels that round two reads) over hook+root, which round two only
 /// writes after reading them.
@@ -77,19 +75,17 @@ class ComponentArena
 public:
   ComponentArena(Exec& exec, std::size_t m)
     : H((m + 1) / 2 + 1)
-    , Bytes(exec, 28 * H)
+    , Bytes(exec, 20 * H)
   {
     this->Later.firstKeyOfComp = reinterpret_cast<std::uint64_t*>(this->at(0));
-    this->Later.secondKeyOfComp = reinterpret_cast<std::uint64_t*>(this->at(8));
-    this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(16));
-    this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(20));
-    this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(24));
+    this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(8));
+    this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(12));
+    this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(16));
     this->Later.newLabelOfComp = this->Later.hookOfComp;
 
     this->First.firstKeyOfComp = nullptr;
-    this->First.secondKeyOfComp = nullptr;
     this->First.boundOfComp = nullptr;
-    this->First.hookOfComp = reinterpret_cast<Index*>(this->at(20));
+    this->First.hookOfComp = reinterpret_cast<Index*>(this->at(12));
     this->First.rootOfComp = reinterpret_cast<Index*>(this->at(0));
     this->First.newLabelOfComp = this->First.hookOfComp;
   }
@@ -100,7 +96,8 @@ public:
   /// Room for a list of up to m points during round `round`'s searches (rounds two on): the
   /// hook and root arrays (8h bytes >= 4m + 8), which hold nothing then: the previous round's
   /// labels (round two: First's hooks, over them) are read before the searches, and this round
-  /// writes the two after them. Null in round one.
+  /// writes the two after them (FindMin2 first clears the winners, in the roots). Null in round
+  /// one.
   Index* searchList(int round) const { return round == 1 ? nullptr : this->Later.hookOfComp; }
 
   /// The labels the previous round gave its components: none before round one.
@@ -121,9 +118,9 @@ public:
   }
 
 private:
-  unsigned char* at(std::size_t quartersOfH) const
+  unsigned char* at(std::size_t bytesTimesH) const
   {
-    return this->Bytes.data() + quartersOfH * this->H;
+    return this->Bytes.data() + bytesTimesH * this->H;
   }
 
   std::size_t H;
