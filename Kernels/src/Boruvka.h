@@ -369,18 +369,8 @@ private:
     base.reach = 1.0f;
 
     Rounds<M> rounds;
-    SearchContext<M>& search = rounds.search;
-    search.metric = makeMetric(cells, hierarchy, base);
-    search.tolerance = base.tolerance;
-    search.points = base.points;
-    search.cells = base.cells;
-    search.tree = base.tree;
-    search.latticeScale = base.latticeScale;
-    search.candidates = base.candidates;
-    search.bottomUp = false;
-    search.boundOfComp = nullptr;
-    search.firstKeyOfComp = nullptr;
-    search.reach = searchReach();
+    rounds.search = base.withMetric(makeMetric(cells, hierarchy, base));
+    rounds.search.reach = searchReach();
     rounds.labels = state.labels();
     rounds.arena = &arena;
     rounds.counters.counters = counters.data();

@@ -173,6 +173,14 @@ struct SearchContext
   std::uint32_t* boundOfComp;    ///< [k] float bits; null in the first round (no bounds)
   std::uint64_t* firstKeyOfComp; ///< [k] double bits of the least key; null in round one
 
+  /// The same context over another metric (the rounds' metric over the run's base one).
+  template <class Other>
+  SearchContext<Other> withMetric(const Other& other) const
+  {
+    return SearchContext<Other>{ other, tolerance, points, cells, tree, latticeScale, candidates,
+      reach, bottomUp, boundOfComp, firstKeyOfComp };
+  }
+
   EMST_HD EMST_FORCEINLINE void offer(Index comp, double key) const
   {
     if (firstKeyOfComp)
@@ -203,13 +211,9 @@ struct SearchContext
       }
       return false;
     }
-    if (below >= radius)
-    {
-      // Every foreign point is farther than the component's current best edge: this point can
-      // neither win nor tie. Its bound stays valid for later rounds.
-      return false;
-    }
-    return true;
+    // Otherwise, when every foreign point is farther than the component's current best edge,
+    // this point can neither win nor tie; its bound stays valid for later rounds.
+    return below < radius;
   }
 
   EMST_HD EMST_FORCEINLINE void finish(Index p, Index comp, Candidate& best, float radius) const
@@ -393,13 +397,12 @@ struct RelabelPoints
 /// component, hence an upper bound for it; else it is cleared (so that the round's later
 /// passes know an answer left to be foreign without reading its record), and the point's
 /// list's first entry in another component is its answer (answerFromList), and seeds the bound
-/// too. A point in another component than the
-/// point before it in its leaf makes the leaf kMixed (a plain store: every writer writes the same
-/// value, after RelabelPoints' store of the first point's label). Two consecutive points in
-/// different components, in one leaf or across two, are an edge, hence an upper bound for both
-/// components (Prokopenko et al. 2022, 3.2); it matters in round two without neighbour lists, when
-/// no answer of round one is still valid, and across leaves once the leaves hold one component
-/// each.
+/// too. A point in another component than the point before it in its leaf makes the leaf kMixed
+/// (a plain store: every writer writes the same value, after RelabelPoints' store of the first
+/// point's label). Two consecutive points in different components, in one leaf or across two,
+/// are an edge, hence an upper bound for both components (Prokopenko et al. 2022, 3.2); it
+/// matters in round two without neighbour lists, when no answer of round one is still valid,
+/// and across leaves once the leaves hold one component each.
 template <class Metric>
 struct LabelLeaves
 {
@@ -548,8 +551,8 @@ struct FindNearestForeign
     {
       return;
     }
-    radius = radius * ctx.reach; // >= radius (rounded to nearest); infinity stays infinite
-    ForeignSearch<Metric> search{ &ctx, ctx.metric.query(self, p), p, comp, ctx.start(radius) };
+    float const reached = radius * ctx.reach; // >= radius (rounded to nearest); inf stays inf
+    ForeignSearch<Metric> search{ &ctx, ctx.metric.query(self, p), p, comp, ctx.start(reached) };
     if (!ctx.bottomUp)
     {
       searchSubtree(ctx.tree.nodes, ctx.cells.leaves > 1 ? 0u : kLeafBit, search);
@@ -558,7 +561,7 @@ struct FindNearestForeign
     {
       searchFromCell(ctx, p, self.x, search);
     }
-    ctx.finish(p, comp, search.best, radius);
+    ctx.finish(p, comp, search.best, reached);
   }
 };
 
