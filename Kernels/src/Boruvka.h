@@ -353,7 +353,7 @@ private:
     Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
     this->X.fill(counters.data(), RoundCounters::kCount, 0u);
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
-    ComponentArena<Exec> const arena(this->X, m);
+    ComponentArena<Exec> const arena(this->X, m, state.candidates().candidateOfPoint);
 
     Base base;
     base.metric = inputMetric.over(exact);
@@ -365,13 +365,12 @@ private:
     base.candidates = state.candidates();
     base.bottomUp = false;
     base.boundOfComp = nullptr;
-    base.firstKeyOfComp = nullptr;
     base.reach = 1.0f;
 
     Rounds<M> rounds;
     rounds.search = base.withMetric(makeMetric(cells, hierarchy, base));
     rounds.search.reach = searchReach();
-    rounds.labels = state.labels();
+    rounds.labels = state.labels(arena.leafRuns());
     rounds.arena = &arena;
     rounds.counters.counters = counters.data();
     rounds.edges.edgePoints = edgePoints.data();
@@ -415,13 +414,13 @@ private:
     ComponentArrays const& comps = r.arena->ofRound(round);
     const std::uint32_t* const before = r.counters.before(round);
     r.arena->prepare(this->X, round, known, before);
-    findMin1(this->X, r.search, r.labels, comps, r.arena->previousLabels(round), round, before,
-      r.arena->searchList(round), r.counters.searchers(round));
+    findMin1(this->X, r.search, r.labels, *r.arena, round, before, r.counters.searchers(round));
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
     {
       findMin2(this->X, r.search, comps, known, before);
     }
-    connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before);
+    connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before,
+      ComponentArena<Exec>::hooksAreAnswers(round));
     compact(this->X, comps, known, before, r.counters.after(round));
   }
 

@@ -39,50 +39,58 @@ EMST_HD EMST_FORCEINLINE std::uint64_t answerPair(
   return (static_cast<std::uint64_t>(a < b ? a : b) << 32) | (a < b ? b : a);
 }
 
-/// FindMin2 after the search, which left each component's least key in firstKeyOfComp: over the
-/// points whose answer has that key, the component's winner becomes the one whose answer has
-/// the least index pair, which names the component's minimum edge under the total order. A
+/// FindMin2 after the searches, which left each component's bound at the least float at least
+/// the key of its minimum edge (ComponentArrays::boundOfComp): over the points whose answer's
+/// float bound is that one, the component's winner becomes the one whose answer comes first
+/// under (key, index pair), which names the component's minimum edge under the total order. A
 /// compare-and-swap minimum whose order is read through the points (their answers and input
 /// indices do not change in this pass); two points of one component never share a pair (the
-/// pair's end in the component would be both). Most points have one such answer; a tie costs its
-/// points a few more swaps. A point's float bound rules most points out before any key is
-/// computed.
+/// pair's end in the component would be both). Mostly one point of a component has that float
+/// bound, and it takes the empty slot without computing any key; the exact keys are computed
+/// only to order two answers whose keys round to one float.
 template <class Metric>
 struct ComponentMinimumEdge
 {
   Metric metric; ///< over the distinct points
   PointArrays points;
   CandidateArrays candidates;
-  const std::uint64_t* firstKeyOfComp; ///< [k]
-  Index* winnerOfComp;                 ///< [k] ComponentArrays::rootOfComp, kNone on entry
+  const std::uint32_t* boundOfComp; ///< [k]
+  Index* winnerOfComp;              ///< [k] ComponentArrays::rootOfComp, kNone on entry
+
+  /// Whether p's answer (exact key `key`, index pair `pair`) comes before seen's.
+  EMST_HD EMST_FORCEINLINE bool before(Index p, double& key, Index seen) const
+  {
+    if (key < 0.0)
+    {
+      key = metric.key(p, candidates.candidateOfPoint[p]);
+    }
+    double const seenKey = metric.key(seen, candidates.candidateOfPoint[seen]);
+    return key < seenKey ||
+      (key == seenKey && answerPair(points, candidates, p) < answerPair(points, candidates, seen));
+  }
+
   EMST_HD void operator()(std::size_t index) const
   {
     Index const p = static_cast<Index>(index);
-    Index const q = candidates.candidateOfPoint[p];
-    if (q == kNone)
+    if (candidates.candidateOfPoint[p] == kNone)
     {
       return;
     }
     Index const c = points.recordOfPoint[p].comp;
-    std::uint64_t const first = firstKeyOfComp[c];
-    if (floatBits(floatAtLeast(bitsDouble(first))) != floatBits(candidates.boundOfPoint[p]))
+    if (floatBits(candidates.boundOfPoint[p]) != boundOfComp[c])
     {
-      return; // p's key is another: its bound would be another float
+      return; // p's key is larger: its float bound is another
     }
-    if (doubleBits(metric.key(p, q)) != first)
-    {
-      return;
-    }
-    std::uint64_t const pair = answerPair(points, candidates, p);
+    double key = -1.0; // keys are >= 0: computed when first needed
     Index seen = loadShared(&winnerOfComp[c]);
-    while (seen == kNone || pair < answerPair(points, candidates, seen))
+    while (seen == kNone || this->before(p, key, seen))
     {
-      Index const before = atomicCasU32(&winnerOfComp[c], seen, p);
-      if (before == seen)
+      Index const was = atomicCasU32(&winnerOfComp[c], seen, p);
+      if (was == seen)
       {
         return;
       }
-      seen = before;
+      seen = was;
     }
   }
 };
@@ -111,7 +119,7 @@ struct HookComponents
 /// components that chose the same edge). The smaller of the pair becomes the root; every other
 /// component adds its edge. Race-free: only the smaller member of a pair writes (its own entry),
 /// and the value it reads (the larger member's hook) is never written in this step.
-/// Then clears this component's minima and bound for the next round (labels there are < k).
+/// Then clears this component's bound for the next round (labels there are < k).
 struct RootAndEmit
 {
   CandidateArrays candidates;
@@ -122,7 +130,7 @@ struct RootAndEmit
     Index const c = static_cast<Index>(index);
     Index const t = comps.hookOfComp[c];
     Index const p = comps.winner(c);
-    if (comps.firstKeyOfComp)
+    if (comps.boundOfComp)
     {
       comps.reset(c);
     }
@@ -196,18 +204,22 @@ void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentAr
   exec.forEachComponent(known, components, ClearWinners{ comps.rootOfComp });
   exec.forEachUnlessDone(search.points.count, components,
     ComponentMinimumEdge<Metric>{
-      search.metric, search.points, search.candidates, comps.firstKeyOfComp, comps.rootOfComp });
+      search.metric, search.points, search.candidates, comps.boundOfComp, comps.rootOfComp });
 }
 
 /// Connect: hooks and edges. `known` bounds the count *components (on the backend).
+/// hooksAreAnswers (ComponentArena::hooksAreAnswers): the hooks are already written.
 template <class Exec>
 void connect(Exec& exec, const PointArrays& points, const CandidateArrays& candidates,
   const ComponentArrays& comps, const TreeEdges& edges, std::size_t known,
-  const std::uint32_t* components)
+  const std::uint32_t* components, bool hooksAreAnswers)
 {
   auto const range = exec.range("connect");
-  exec.forEachComponent(
-    known, components, HookComponents{ points.recordOfPoint, candidates, comps });
+  if (!hooksAreAnswers)
+  {
+    exec.forEachComponent(
+      known, components, HookComponents{ points.recordOfPoint, candidates, comps });
+  }
   exec.forEachComponent(known, components, RootAndEmit{ candidates, comps, edges });
 }
 

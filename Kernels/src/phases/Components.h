@@ -19,27 +19,26 @@ namespace emst
 namespace detail
 {
 
-constexpr std::uint64_t kNoKey = ~std::uint64_t(0); ///< "no key yet" of a 64-bit minimum
-
-/// Per-component arrays of a round. The key and bound arrays are null in the first round, when
-/// every component is one point and its point's answer is its minimum edge.
+/// Per-component arrays of a round. The bound array is null in the first round, when every
+/// component is one point and its point's answer is its minimum edge.
 struct ComponentArrays
 {
-  std::uint64_t* firstKeyOfComp; ///< [k] double bits of the least key leaving c
-  std::uint32_t* boundOfComp;    ///< [k] float bits: at least the key of c's minimum edge
-  Index* hookOfComp;             ///< [k]
+  /// [k] float bits: at least the key of c's minimum edge; once the round's searches are done,
+  /// exactly the least float at least that key (every answer leaving c lowered it to its own
+  /// key's, every other value it took is at least the key of some edge leaving c)
+  std::uint32_t* boundOfComp;
+  Index* hookOfComp; ///< [k]
   /// [k] the winners (FindMin2) until FindRoots overwrites them; then each component's root,
   /// and at a root (a component whose hook is itself) its dense new label instead
   Index* rootOfComp;
   Index* newLabelOfComp; ///< [k] new label of every component
 
   /// The point of component c whose edge is c's minimum outgoing edge.
-  EMST_HD Index winner(Index c) const { return firstKeyOfComp ? rootOfComp[c] : c; }
+  EMST_HD Index winner(Index c) const { return boundOfComp ? rootOfComp[c] : c; }
 
-  /// Clears c's least key and bound for a round: no key yet, no bound.
+  /// Clears c's bound for a round.
   EMST_HD EMST_FORCEINLINE void reset(std::size_t c) const
   {
-    firstKeyOfComp[c] = kNoKey;
     boundOfComp[c] = floatBits(floatInfinity());
   }
 };
@@ -54,8 +53,8 @@ EMST_HD EMST_FORCEINLINE void tightenBound(std::uint32_t* boundOfComp, Index c, 
   }
 }
 
-/// Resets the per-component minima and bounds for a round (the later rounds reset their own
-/// entries in RootAndEmit, once read).
+/// Resets the per-component bounds for a round (the later rounds reset their own entries in
+/// RootAndEmit, once read).
 struct ResetComponents
 {
   ComponentArrays comps;
@@ -64,28 +63,30 @@ struct ResetComponents
 
 /// The component arrays of every round, in one arena with a fixed layout. After the first round
 /// every component holds two points or more, so k < h = ceil(m/2) + 1:
-///   firstKey 8h | bound 4h | hook 4h | root 4h
-/// (10 bytes a point) and the new labels of a round overwrite its hooks (spent by then). The
-/// first round (k = m, no keys or bounds) puts its roots over the first key, and its hooks
-/// (which become the new labels that round two reads) over hook+root, which round two only
-/// writes after reading them.
+///   bound 4h | hook 4h | root 4h
+/// (6 bytes a point) and the new labels of a round overwrite its hooks (spent by then). The
+/// first round (k = m, no bounds) hooks every point onto the component of its answer, which is
+/// the answer itself (every label is its point's index): its hooks are the answers' array, and
+/// so are its new labels, which round two reads (RelabelPoints) before its LabelLeaves spends
+/// them (round two's answers start empty, every first-round answer having joined its point's
+/// component); its roots go over bound+hook (8h bytes >= 4m). Between the relabelling and the
+/// searcher list, hook+root hold each round's leaf runs (leafRuns).
 template <class Exec>
 class ComponentArena
 {
 public:
-  ComponentArena(Exec& exec, std::size_t m)
+  /// `answerOfPoint`: CandidateArrays::candidateOfPoint ([m]), the first round's hooks.
+  ComponentArena(Exec& exec, std::size_t m, Index* answerOfPoint)
     : H((m + 1) / 2 + 1)
-    , Bytes(exec, 20 * H)
+    , Bytes(exec, 12 * H)
   {
-    this->Later.firstKeyOfComp = reinterpret_cast<std::uint64_t*>(this->at(0));
-    this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(8));
-    this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(12));
-    this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(16));
+    this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(0));
+    this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(4));
+    this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(8));
     this->Later.newLabelOfComp = this->Later.hookOfComp;
 
-    this->First.firstKeyOfComp = nullptr;
     this->First.boundOfComp = nullptr;
-    this->First.hookOfComp = reinterpret_cast<Index*>(this->at(12));
+    this->First.hookOfComp = answerOfPoint;
     this->First.rootOfComp = reinterpret_cast<Index*>(this->at(0));
     this->First.newLabelOfComp = this->First.hookOfComp;
   }
@@ -93,12 +94,25 @@ public:
   /// The arrays of round `round` (1, 2, ...).
   const ComponentArrays& ofRound(int round) const { return round == 1 ? this->First : this->Later; }
 
+  /// Whether round `round`'s hooks are the points' answers (round one's; connect then has no
+  /// hooks to write: HookComponents would write each answer over itself).
+  static bool hooksAreAnswers(int round) { return round == 1; }
+
+  /// Whether the answers' array holds the previous round's new labels when round `round`
+  /// starts (round two's: LabelLeaves clears them instead of reading them as answers).
+  static bool answersAreLabels(int round) { return round == 2; }
+
   /// Room for a list of up to m points during round `round`'s searches (rounds two on): the
   /// hook and root arrays (8h bytes >= 4m + 8), which hold nothing then: the previous round's
-  /// labels (round two: First's hooks, over them) are read before the searches, and this round
+  /// labels (from round three on, in the hooks) are read before the searches, and this round
   /// writes the two after them (FindMin2 first clears the winners, in the roots). Null in round
   /// one.
   Index* searchList(int round) const { return round == 1 ? nullptr : this->Later.hookOfComp; }
+
+  /// Room for the leaf runs ([L], L <= m) of any round, from its LabelLeaves to its LabelNodes:
+  /// the hook and root arrays again (the previous round's labels are read by then, the searcher
+  /// list and this round's hooks and roots are written after).
+  Index* leafRuns() const { return this->Later.hookOfComp; }
 
   /// The labels the previous round gave its components: none before round one.
   const Index* previousLabels(int round) const
@@ -107,8 +121,8 @@ public:
   }
 
   /// Gets the arrays ready for round `round` with at most `known` components (*components on
-  /// the backend). Round two is the first with keys and bounds; later rounds reset their own
-  /// entries in RootAndEmit, once read.
+  /// the backend). Round two is the first with bounds; later rounds reset their own entries in
+  /// RootAndEmit, once read.
   void prepare(Exec& exec, int round, std::size_t known, const std::uint32_t* components) const
   {
     if (round == 2)

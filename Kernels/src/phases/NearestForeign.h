@@ -151,9 +151,10 @@ struct Candidate
 
 /// What a search reads and writes (FindNearestForeign's): FindMin1 (the nearest point of another
 /// component under the total order (key, smaller input index of the two ends, larger one); for
-/// one query point that order is (key, input index of the candidate)) fused with the first
-/// minimum of FindMin2. The float frame prunes; every candidate that the float distances cannot
-/// rule out is decided by its exact key (Tolerance).
+/// one query point that order is (key, input index of the candidate)), each answer lowering its
+/// component's bound to its key's float (what FindMin2 picks the minimum edge by). The float
+/// frame prunes; every candidate that the float distances cannot rule out is decided by its
+/// exact key (Tolerance).
 template <class Metric>
 struct SearchContext
 {
@@ -169,28 +170,15 @@ struct SearchContext
   CandidateArrays candidates;
   float reach; ///< searchReach() in the later rounds' searches (1 in any other search)
   // The round's, set by findMin1:
-  bool bottomUp;                 ///< start at the point's cell (else at the root)
-  std::uint32_t* boundOfComp;    ///< [k] float bits; null in the first round (no bounds)
-  std::uint64_t* firstKeyOfComp; ///< [k] double bits of the least key; null in round one
+  bool bottomUp;              ///< start at the point's cell (else at the root)
+  std::uint32_t* boundOfComp; ///< [k] float bits; null in the first round (no bounds)
 
   /// The same context over another metric (the rounds' metric over the run's base one).
   template <class Other>
   SearchContext<Other> withMetric(const Other& other) const
   {
     return SearchContext<Other>{ other, tolerance, points, cells, tree, latticeScale, candidates,
-      reach, bottomUp, boundOfComp, firstKeyOfComp };
-  }
-
-  EMST_HD EMST_FORCEINLINE void offer(Index comp, double key) const
-  {
-    if (firstKeyOfComp)
-    {
-      std::uint64_t const bits = doubleBits(key); // keys are >= 0: bits order like the keys
-      if (bits < firstKeyOfComp[comp])
-      {
-        atomicMinU64(&firstKeyOfComp[comp], bits);
-      }
-    }
+      reach, bottomUp, boundOfComp };
   }
 
   /// True when p must search; otherwise p's state is already final for this round. Called after
@@ -198,22 +186,14 @@ struct SearchContext
   /// in another component, without a look at its record.
   EMST_HD EMST_FORCEINLINE bool needsSearch(Index p, Index comp, float& radius) const
   {
-    radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
-    float const below = floatBelow(candidates.boundOfPoint[p]); // p's answers have keys above it
-    Index const previous = candidates.candidateOfPoint[p];
-    if (previous != kNone)
+    if (candidates.candidateOfPoint[p] != kNone)
     {
-      // Still the exact answer. Only an answer that can reach the component's bound can be its
-      // minimum edge: the others need not even compute their key.
-      if (below < radius)
-      {
-        this->offer(comp, metric.key(p, previous));
-      }
-      return false;
+      return false; // still the exact answer (LabelLeaves lowered the component's bound to it)
     }
     // Otherwise, when every foreign point is farther than the component's current best edge,
     // this point can neither win nor tie; its bound stays valid for later rounds.
-    return below < radius;
+    radius = boundOfComp ? bitsFloat(boundOfComp[comp]) : floatInfinity();
+    return floatBelow(candidates.boundOfPoint[p]) < radius; // p's answers have keys above it
   }
 
   EMST_HD EMST_FORCEINLINE void finish(Index p, Index comp, Candidate& best, float radius) const
@@ -232,7 +212,6 @@ struct SearchContext
     {
       tightenBound(boundOfComp, comp, bound);
     }
-    this->offer(comp, best.key);
   }
 
   /// Start at the component's bound: candidates whose key is exactly that are still accepted,
@@ -402,7 +381,9 @@ struct RelabelPoints
 /// point's label). Two consecutive points in different components, in one leaf or across two,
 /// are an edge, hence an upper bound for both components (Prokopenko et al. 2022, 3.2); it
 /// matters in round two without neighbour lists, when no answer of round one is still valid,
-/// and across leaves once the leaves hold one component each.
+/// and across leaves once the leaves hold one component each. In round two the answers' array
+/// holds round one's new labels (ComponentArena): every first-round answer has joined its
+/// point's component, so each is cleared unread.
 template <class Metric>
 struct LabelLeaves
 {
@@ -413,14 +394,15 @@ struct LabelLeaves
   CandidateArrays candidates;
   Tolerance tolerance;
   Metric metric;
+  bool answersAreLabels; ///< ComponentArena::answersAreLabels(round)
 
   EMST_HD void operator()(std::size_t index) const
   {
     Index const k = static_cast<Index>(index);
     PointRecord const r = points.recordOfPoint[k];
-    Index const candidate = candidates.candidateOfPoint[k];
+    Index const candidate = answersAreLabels ? kNone : candidates.candidateOfPoint[k];
     bool foreign = candidate != kNone && points.recordOfPoint[candidate].comp != r.comp;
-    if (!foreign && candidate != kNone)
+    if (!foreign && (candidate != kNone || answersAreLabels))
     {
       candidates.candidateOfPoint[k] = kNone; // joined: no longer an answer (needsSearch)
     }
@@ -745,7 +727,6 @@ struct SearchState
 {
   SearchState(Exec& exec, std::size_t m, std::size_t leaves, int listLength)
     : labelOfLeaf(exec, leaves)
-    , runOfLeaf(exec, leaves)
     , candidateOfPoint(exec, m)
     , boundOfPoint(exec, m)
     , neighboursOfPoint(exec, m * static_cast<std::size_t>(listLength))
@@ -754,11 +735,12 @@ struct SearchState
     exec.fill(this->candidateOfPoint.data(), m, kNone);
     exec.fill(this->boundOfPoint.data(), m, 0.0f);
   }
-  LabelArrays labels() const
+  /// The leaf labels, with the runs in `runOfLeaf` ([L], ComponentArena::leafRuns).
+  LabelArrays labels(Index* runOfLeaf) const
   {
     LabelArrays labels;
     labels.labelOfLeaf = this->labelOfLeaf.data();
-    labels.runOfLeaf = this->runOfLeaf.data();
+    labels.runOfLeaf = runOfLeaf;
     return labels;
   }
   CandidateArrays candidates() const
@@ -772,7 +754,6 @@ struct SearchState
   }
 
   Buffer<Index, Exec> labelOfLeaf;       ///< [L]
-  Buffer<Index, Exec> runOfLeaf;         ///< [L]
   Buffer<Index, Exec> candidateOfPoint;  ///< [m], kNone at first
   Buffer<float, Exec> boundOfPoint;      ///< [m], 0 at first
   Buffer<Index, Exec> neighboursOfPoint; ///< [m * neighbours], written in round one
@@ -785,20 +766,20 @@ struct SearchState
 /// Nothing runs when *components (the count before the round, on the backend) is one.
 template <class Exec, class Metric>
 void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& labels,
-  const ComponentArrays& comps, const Index* previousLabels, int round,
-  const std::uint32_t* components, Index* searchList, std::uint32_t* listCount)
+  const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
+  std::uint32_t* listCount)
 {
   auto const range = exec.range("FindMin1");
   std::size_t const leaves = search.cells.leaves;
   search.bottomUp = searchesBottomUp(round);
-  search.boundOfComp = comps.boundOfComp;
-  search.firstKeyOfComp = comps.firstKeyOfComp;
+  search.boundOfComp = arena.ofRound(round).boundOfComp;
   std::size_t const m = search.points.count;
   exec.forEachUnlessDone(m, components,
-    RelabelPoints{ search.points, search.cells, labels.labelOfLeaf, previousLabels });
+    RelabelPoints{ search.points, search.cells, labels.labelOfLeaf, arena.previousLabels(round) });
   exec.forEachUnlessDone(m, components,
     LabelLeaves<Metric>{ search.points, search.cells, labels.labelOfLeaf, search.boundOfComp,
-      search.candidates, search.tolerance, search.metric });
+      search.candidates, search.tolerance, search.metric,
+      ComponentArena<Exec>::answersAreLabels(round) });
   if (leaves > 1)
   {
     auto runStarts =
@@ -827,6 +808,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
       return;
     }
   }
+  Index* const searchList = arena.searchList(round);
   if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
   {
     exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
