@@ -36,13 +36,44 @@ struct alignas(16) PointRecord
 };
 static_assert(sizeof(PointRecord) == 16, "PointRecord must be one 128-bit load");
 
+/// Which points start a leaf, 32 points a word, and how many leaves start before the word: the
+/// leaf of every point (a rank in the bit vector) from one 8-byte load a warp shares, in 0.25
+/// bytes a point instead of an index a point.
+struct alignas(8) LeafWord
+{
+  std::uint32_t starts; ///< bit b: point 32w + b is the first of its leaf
+  Index leavesBefore;   ///< leaves whose first point is below 32w
+};
+
+EMST_HD EMST_FORCEINLINE int popcount32(std::uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
 /// The distinct points, in Morton order, as the rounds read them.
 struct PointArrays
 {
   PointRecord* recordOfPoint; ///< [m] float frame coordinates and component label
   const Index* inputOfPoint;  ///< [m] input index of each distinct point
-  const Index* leafOfPoint;   ///< [m] the leaf cell holding each point
+  const LeafWord* leafWords;  ///< [ceil(m/32)] the leaf cells' first points
   Index count;                ///< m
+
+  /// Whether point k is the first of its leaf.
+  EMST_HD EMST_FORCEINLINE bool startsLeaf(Index k) const
+  {
+    return (leafWords[k / 32].starts >> (k % 32)) & 1u;
+  }
+  /// The leaf cell holding point k.
+  EMST_HD EMST_FORCEINLINE Index leafOf(Index k) const
+  {
+    LeafWord const w = leafWords[k / 32];
+    std::uint32_t const upToK = w.starts & (0xFFFFFFFFu >> (31 - k % 32)); // bits 0..k%32
+    return w.leavesBefore + static_cast<Index>(popcount32(upToK)) - 1;
+  }
 };
 
 /// The leaf cells: the points of leaf l are firstPointOfLeaf[l] .. firstPointOfLeaf[l+1]-1.
@@ -101,16 +132,36 @@ struct StartsLeaf
   }
 };
 
-struct LeafOfPoint
+/// The leaf words from the leaves' first points, one thread per word: the leaves before it by
+/// a binary search, then its leaves' starts.
+struct MakeLeafWords
 {
-  const Index* firstPointOfLeaf; ///< [L+1]
-  Index* leafOfPoint;            ///< [m]
-  EMST_HD void operator()(std::size_t leaf) const
+  const Index* firstPointOfLeaf; ///< [L+1], the last entry m
+  Index leaves;                  ///< L
+  LeafWord* leafWords;           ///< [ceil(m/32)]
+  EMST_HD void operator()(std::size_t word) const
   {
-    for (Index k = firstPointOfLeaf[leaf]; k < firstPointOfLeaf[leaf + 1]; ++k)
+    Index const from = static_cast<Index>(word * 32);
+    Index lo = 0; // the first leaf starting at or after `from`: in [lo, hi]
+    Index hi = leaves;
+    while (lo < hi)
     {
-      leafOfPoint[k] = static_cast<Index>(leaf);
+      Index const mid = lo + (hi - lo) / 2;
+      if (firstPointOfLeaf[mid] < from)
+      {
+        lo = mid + 1;
+      }
+      else
+      {
+        hi = mid;
+      }
     }
+    LeafWord w{ 0u, lo };
+    for (Index leaf = lo; leaf < leaves && firstPointOfLeaf[leaf] - from < 32u; ++leaf)
+    {
+      w.starts |= 1u << (firstPointOfLeaf[leaf] - from);
+    }
+    leafWords[word] = w;
   }
 };
 
@@ -145,7 +196,7 @@ struct Cells
 {
   explicit Cells(Exec& exec)
     : firstPointOfLeaf(exec, 0)
-    , leafOfPoint(exec, 0)
+    , leafWords(exec, 0)
     , recordOfPoint(exec, 0)
     , exactOfPoint(exec, 0)
   {
@@ -156,7 +207,7 @@ struct Cells
     PointArrays points;
     points.recordOfPoint = this->recordOfPoint.data();
     points.inputOfPoint = distinct.inputOfPoint.data();
-    points.leafOfPoint = this->leafOfPoint.data();
+    points.leafWords = this->leafWords.data();
     points.count = static_cast<Index>(this->recordOfPoint.size());
     return points;
   }
@@ -170,7 +221,7 @@ struct Cells
 
   std::size_t leaves = 0;                  ///< L
   Buffer<Index, Exec> firstPointOfLeaf;    ///< [L+1]
-  Buffer<Index, Exec> leafOfPoint;         ///< [m]
+  Buffer<LeafWord, Exec> leafWords;        ///< [ceil(m/32)]
   Buffer<PointRecord, Exec> recordOfPoint; ///< [m], each point its own component
   Buffer<T, Exec> exactOfPoint;            ///< [m * Dim] input coordinates, point-major, or empty
 
@@ -225,9 +276,11 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
     thrust::copy_if(policy, Counting(0), Counting(m), cells.firstPointOfLeaf.data(), startsLeaf);
   }
   exec.fill(cells.firstPointOfLeaf.data() + cells.leaves, 1, static_cast<Index>(m));
-  cells.leafOfPoint = Buffer<Index, Exec>(exec, m);
-  exec.forEach(
-    cells.leaves, LeafOfPoint{ cells.firstPointOfLeaf.data(), cells.leafOfPoint.data() });
+  std::size_t const words = (m + 31) / 32;
+  cells.leafWords = Buffer<LeafWord, Exec>(exec, words);
+  exec.forEach(words,
+    MakeLeafWords{
+      cells.firstPointOfLeaf.data(), static_cast<Index>(cells.leaves), cells.leafWords.data() });
   cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
   cells.exactOfPoint = Buffer<T, Exec>(exec, Exec::kCopiesExactCoordinates ? m * Dim : 0);
   exec.forEach(m,

@@ -294,7 +294,7 @@ template <class Metric, class Visitor>
 EMST_HD EMST_FORCEINLINE void searchFromCell(
   const SearchContext<Metric>& ctx, Index p, const float* x, Visitor& visitor)
 {
-  Index const leaf = ctx.points.leafOfPoint[p];
+  Index const leaf = ctx.points.leafOf(p);
   visitor.scanLeaf(leaf);
   if (ctx.cells.leaves > 1)
   {
@@ -348,8 +348,7 @@ EMST_HD EMST_FORCEINLINE bool answerFromList(const Metric& metric, const PointAr
 /// LabelLeaves overwrites with kMixed where another follows.
 struct RelabelPoints
 {
-  PointArrays points; ///< component labels rewritten
-  CellArrays cells;
+  PointArrays points;          ///< component labels rewritten
   Index* labelOfLeaf;          ///< [L] the first point's label
   const Index* newLabelOfComp; ///< [previous k], or null in the first round
 
@@ -358,10 +357,9 @@ struct RelabelPoints
     Index const k = static_cast<Index>(index);
     Index const old = points.recordOfPoint[k].comp;
     Index const comp = newLabelOfComp ? newLabelOfComp[old] : old;
-    Index const leaf = points.leafOfPoint[k];
-    if (cells.firstPointOfLeaf[leaf] == k)
+    if (points.startsLeaf(k))
     {
-      labelOfLeaf[leaf] = comp;
+      labelOfLeaf[points.leafOf(k)] = comp;
     }
     if (!newLabelOfComp)
     {
@@ -388,7 +386,6 @@ template <class Metric>
 struct LabelLeaves
 {
   PointArrays points;
-  CellArrays cells;
   Index* labelOfLeaf;         ///< [L], the first point's label on entry
   std::uint32_t* boundOfComp; ///< [k] float bits; null in the first round (no bounds)
   CandidateArrays candidates;
@@ -423,10 +420,9 @@ struct LabelLeaves
     {
       return;
     }
-    Index const leaf = points.leafOfPoint[k];
-    if (k > cells.firstPointOfLeaf[leaf])
+    if (!points.startsLeaf(k))
     {
-      storeShared(&labelOfLeaf[leaf], kMixed);
+      storeShared(&labelOfLeaf[points.leafOf(k)], kMixed);
     }
     if (boundOfComp)
     {
@@ -774,12 +770,11 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   search.bottomUp = searchesBottomUp(round);
   search.boundOfComp = arena.ofRound(round).boundOfComp;
   std::size_t const m = search.points.count;
+  exec.forEachUnlessDone(
+    m, components, RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
   exec.forEachUnlessDone(m, components,
-    RelabelPoints{ search.points, search.cells, labels.labelOfLeaf, arena.previousLabels(round) });
-  exec.forEachUnlessDone(m, components,
-    LabelLeaves<Metric>{ search.points, search.cells, labels.labelOfLeaf, search.boundOfComp,
-      search.candidates, search.tolerance, search.metric,
-      ComponentArena<Exec>::answersAreLabels(round) });
+    LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
+      search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
   if (leaves > 1)
   {
     auto runStarts =
