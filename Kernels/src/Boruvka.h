@@ -321,7 +321,8 @@ private:
   {
     SearchContext<M> search; ///< the run's part; findMin1 adds the round's
     LabelArrays labels;
-    const ComponentArena<Exec>* arena;
+    ComponentArena<Exec>* arena;
+    Hierarchy<Exec, Dim>* hierarchy;
     RoundCounters counters;
     TreeEdges edges;
   };
@@ -340,7 +341,7 @@ private:
     this->progress(0.15, "cells");
     Cells<Exec, T, Dim> const cells = buildCells(this->X, input, framed.frame, distinct);
     this->progress(0.18, "tree");
-    Hierarchy<Exec, Dim> const hierarchy = buildHierarchy(this->X, cells, distinct.codeOfPoint);
+    Hierarchy<Exec, Dim> hierarchy = buildHierarchy(this->X, cells, distinct.codeOfPoint);
 
     // The search's metric reads the exact coordinates of the distinct points: the backend's
     // Morton-ordered copy, or the input in place (Exec::kCopiesExactCoordinates).
@@ -353,7 +354,7 @@ private:
     Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
     this->X.fill(counters.data(), RoundCounters::kCount, 0u);
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
-    ComponentArena<Exec> const arena(this->X, m, state.candidates().candidateOfPoint);
+    ComponentArena<Exec> arena(this->X, m, state.candidates().candidateOfPoint);
 
     Base base;
     base.metric = inputMetric.over(exact);
@@ -370,8 +371,9 @@ private:
     Rounds<M> rounds;
     rounds.search = base.withMetric(makeMetric(cells, hierarchy, base));
     rounds.search.reach = searchReach();
-    rounds.labels = state.labels(arena.leafRuns());
+    rounds.labels = state.labels(nullptr); // the runs: firstSearches, then the arena's
     rounds.arena = &arena;
+    rounds.hierarchy = &hierarchy;
     rounds.counters.counters = counters.data();
     rounds.edges.edgePoints = edgePoints.data();
     rounds.edges.edgeCount = rounds.counters.edgeCount();
@@ -408,13 +410,20 @@ private:
   /// components before it, counters.after(round) receives those after; `known` (the count at
   /// the host's last look) bounds them and sizes the per-component launches.
   template <class M>
-  void enqueueRound(int round, std::size_t known, const Rounds<M>& r)
+  void enqueueRound(int round, std::size_t known, Rounds<M>& r)
   {
     // Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2, connect, compact.
-    ComponentArrays const& comps = r.arena->ofRound(round);
     const std::uint32_t* const before = r.counters.before(round);
-    r.arena->prepare(this->X, round, known, before);
-    findMin1(this->X, r.search, r.labels, *r.arena, round, before, r.counters.searchers(round));
+    if (round == 1)
+    {
+      this->firstSearches(r, before);
+    }
+    else
+    {
+      r.arena->prepare(this->X, round, known, before);
+      findMin1(this->X, r.search, r.labels, *r.arena, round, before, r.counters.searchers(round));
+    }
+    ComponentArrays const& comps = r.arena->ofRound(round);
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
     {
       findMin2(this->X, r.search, comps, known, before);
@@ -422,6 +431,27 @@ private:
     connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before,
       ComponentArena<Exec>::hooksAreAnswers(round));
     compact(this->X, comps, known, before, r.counters.after(round));
+  }
+
+  /// Round one's FindMin1, with leaf runs of its own; then what only its bottom-up searches read
+  /// is freed (unless later rounds search bottom-up too: EMST_SEARCH) and the arena takes its
+  /// room, so that the two are never held at once.
+  template <class M>
+  void firstSearches(Rounds<M>& r, const std::uint32_t* before)
+  {
+    {
+      Buf<Index> runs(this->X, r.search.cells.leaves);
+      LabelArrays labels = r.labels;
+      labels.runOfLeaf = runs.data();
+      findMin1(this->X, r.search, labels, *r.arena, 1, before, r.counters.searchers(1));
+    }
+    if (!searchesBottomUp(2))
+    {
+      r.hierarchy->releaseClimbs();
+      r.search.tree = r.hierarchy->arrays(); // null where freed
+    }
+    r.arena->allocate(this->X);
+    r.labels.runOfLeaf = r.arena->leafRuns();
   }
 
   /// Checks the whole history: every round that started with several components ended with

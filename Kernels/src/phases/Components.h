@@ -70,7 +70,8 @@ struct ResetComponents
 /// so are its new labels, which round two reads (RelabelPoints) before its LabelLeaves spends
 /// them (round two's answers start empty, every first-round answer having joined its point's
 /// component); its roots go over bound+hook (8h bytes >= 4m). Between the relabelling and the
-/// searcher list, hook+root hold each round's leaf runs (leafRuns).
+/// searcher list, hook+root hold each round's leaf runs (leafRuns) from round two on. The room
+/// is taken after round one's searches (allocate), when the bottom-up walks' arrays are freed.
 template <class Exec>
 class ComponentArena
 {
@@ -78,17 +79,23 @@ public:
   /// `answerOfPoint`: CandidateArrays::candidateOfPoint ([m]), the first round's hooks.
   ComponentArena(Exec& exec, std::size_t m, Index* answerOfPoint)
     : H((m + 1) / 2 + 1)
-    , Bytes(exec, 12 * H)
+    , Bytes(exec, 0)
   {
+    this->First.boundOfComp = nullptr;
+    this->First.hookOfComp = answerOfPoint;
+    this->First.newLabelOfComp = answerOfPoint;
+  }
+
+  /// Takes the room, before round one's connect (round one's FindMin1 does not use it).
+  void allocate(Exec& exec)
+  {
+    this->Bytes = Buffer<unsigned char, Exec>(exec, 12 * this->H);
     this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(0));
     this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(4));
     this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(8));
     this->Later.newLabelOfComp = this->Later.hookOfComp;
 
-    this->First.boundOfComp = nullptr;
-    this->First.hookOfComp = answerOfPoint;
     this->First.rootOfComp = reinterpret_cast<Index*>(this->at(0));
-    this->First.newLabelOfComp = this->First.hookOfComp;
   }
 
   /// The arrays of round `round` (1, 2, ...).
@@ -109,9 +116,9 @@ public:
   /// one.
   Index* searchList(int round) const { return round == 1 ? nullptr : this->Later.hookOfComp; }
 
-  /// Room for the leaf runs ([L], L <= m) of any round, from its LabelLeaves to its LabelNodes:
-  /// the hook and root arrays again (the previous round's labels are read by then, the searcher
-  /// list and this round's hooks and roots are written after).
+  /// Room for the leaf runs ([L], L <= m) of rounds two on, from LabelLeaves to LabelNodes: the
+  /// hook and root arrays again (the previous round's labels are read by then, the searcher list
+  /// and this round's hooks and roots are written after).
   Index* leafRuns() const { return this->Later.hookOfComp; }
 
   /// The labels the previous round gave its components: none before round one.

@@ -413,6 +413,15 @@ struct Hierarchy
     return tree;
   }
 
+  /// Frees what only the bottom-up walks read (searchUpwards: the parents and the nodes' cells),
+  /// once no search starts at its point's cell any more: about 4 bytes a point.
+  void releaseClimbs()
+  {
+    this->cellOfNode.reset();
+    this->parentOfNode.reset();
+    this->parentOfLeaf.reset();
+  }
+
   Buffer<TreeNode<Dim>, Exec> nodes;      ///< [L-1]
   Buffer<std::uint64_t, Exec> cellOfNode; ///< [L-1]
   Buffer<Index, Exec> otherEndOfNode;     ///< [L-1]
