@@ -57,7 +57,8 @@ struct ComponentMinimumEdge
   const std::uint32_t* boundOfComp; ///< [k]
   Index* winnerOfComp;              ///< [k] ComponentArrays::rootOfComp, kNone on entry
 
-  /// Whether p's answer (exact key `key`, index pair `pair`) comes before seen's.
+  /// Whether p's answer comes before seen's under (exact key, index pair); `key` keeps p's key
+  /// once computed (negative before).
   EMST_HD EMST_FORCEINLINE bool before(Index p, double& key, Index seen) const
   {
     if (key < 0.0)
