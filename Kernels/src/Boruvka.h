@@ -371,7 +371,7 @@ private:
     Rounds<M> rounds;
     rounds.search = base.withMetric(makeMetric(cells, hierarchy, base));
     rounds.search.reach = searchReach();
-    rounds.labels = state.labels(nullptr); // the runs: firstSearches, then the arena's
+    rounds.labels = state.labels(nullptr); // the runs: the arena's, from round two
     rounds.arena = &arena;
     rounds.hierarchy = &hierarchy;
     rounds.counters.counters = counters.data();
@@ -433,18 +433,13 @@ private:
     compact(this->X, comps, known, before, r.counters.after(round));
   }
 
-  /// Round one's FindMin1, with leaf runs of its own; then what only its bottom-up searches read
-  /// is freed (unless later rounds search bottom-up too: EMST_SEARCH) and the arena takes its
-  /// room, so that the two are never held at once.
+  /// Round one's FindMin1; then what only its bottom-up searches read is freed (unless later
+  /// rounds search bottom-up too: EMST_SEARCH) and the arena takes its room, so that the two
+  /// are never held at once.
   template <class M>
   void firstSearches(Rounds<M>& r, const std::uint32_t* before)
   {
-    {
-      Buf<Index> runs(this->X, r.search.cells.leaves);
-      LabelArrays labels = r.labels;
-      labels.runOfLeaf = runs.data();
-      findMin1(this->X, r.search, labels, *r.arena, 1, before, r.counters.searchers(1));
-    }
+    findMin1(this->X, r.search, r.labels, *r.arena, 1, before, r.counters.searchers(1));
     if (!searchesBottomUp(2))
     {
       r.hierarchy->releaseClimbs();

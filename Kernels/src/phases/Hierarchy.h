@@ -23,11 +23,13 @@ namespace detail
 
 constexpr Index kLeafBit = 0x80000000u; ///< child reference: set for a leaf, clear for a node
 constexpr Index kSlotBit = 0x80000000u; ///< parent reference: which child slot (0/1) we are
+constexpr Index kMixed = 0xFFFFFFFFu;   ///< subtree label: points of several components
 
 /// Internal node of the binary radix tree over the leaf cells, laid out for the search: both
 /// children's boxes and component labels travel together, so visiting a node is one cache line
 /// (64 bytes in 3D, 48 in 2D). child[s] has kLeafBit set when it refers to a leaf cell.
-/// label[s] is the component of every point under child s, or kMixed.
+/// label[s] is the component of every point under child s, or kMixed (as built: round one's
+/// labels, when every point is a component of its own).
 template <int Dim>
 struct alignas(16) TreeNode
 {
@@ -122,6 +124,8 @@ struct BuildRadixTree
     long long const hi = i < j ? j : i;
     tree.otherEndOfNode[index] = static_cast<Index>(j); // the range is i..j or j..i
 
+    tree.nodes[index].label[0] = kMixed;
+    tree.nodes[index].label[1] = kMixed;
     Index* child = tree.nodes[index].child;
     Index const g = static_cast<Index>(gamma);
     if (lo == gamma)

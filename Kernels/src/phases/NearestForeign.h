@@ -27,8 +27,6 @@ namespace emst
 namespace detail
 {
 
-constexpr Index kMixed = 0xFFFFFFFFu; ///< subtree label: points of several components
-
 /// Per-point state kept across rounds.
 struct CandidateArrays
 {
@@ -343,27 +341,22 @@ EMST_HD EMST_FORCEINLINE bool answerFromList(const Metric& metric, const PointAr
   return false;
 }
 
-/// Start of a round, one thread per point: moves the point to its new component label (from the
-/// last round's merge). The first point of each leaf writes its label as the leaf's, which
-/// LabelLeaves overwrites with kMixed where another follows.
+/// Start of a round after the first, one thread per point: moves the point to its new
+/// component label (from the last round's merge). The first point of each leaf writes its label
+/// as the leaf's, which LabelLeaves overwrites with kMixed where another follows.
 struct RelabelPoints
 {
   PointArrays points;          ///< component labels rewritten
   Index* labelOfLeaf;          ///< [L] the first point's label
-  const Index* newLabelOfComp; ///< [previous k], or null in the first round
+  const Index* newLabelOfComp; ///< [previous k]
 
   EMST_HD void operator()(std::size_t index) const
   {
     Index const k = static_cast<Index>(index);
-    Index const old = points.recordOfPoint[k].comp;
-    Index const comp = newLabelOfComp ? newLabelOfComp[old] : old;
+    Index const comp = newLabelOfComp[points.recordOfPoint[k].comp];
     if (points.startsLeaf(k))
     {
       labelOfLeaf[points.leafOf(k)] = comp;
-    }
-    if (!newLabelOfComp)
-    {
-      return;
     }
     points.recordOfPoint[k].comp = comp;
   }
@@ -387,7 +380,7 @@ struct LabelLeaves
 {
   PointArrays points;
   Index* labelOfLeaf;         ///< [L], the first point's label on entry
-  std::uint32_t* boundOfComp; ///< [k] float bits; null in the first round (no bounds)
+  std::uint32_t* boundOfComp; ///< [k] float bits
   CandidateArrays candidates;
   Tolerance tolerance;
   Metric metric;
@@ -403,11 +396,11 @@ struct LabelLeaves
     {
       candidates.candidateOfPoint[k] = kNone; // joined: no longer an answer (needsSearch)
     }
-    if (boundOfComp && !foreign && candidates.neighbours > 0)
+    if (!foreign && candidates.neighbours > 0)
     {
       foreign = answerFromList(metric, points, candidates, k, r.comp);
     }
-    if (boundOfComp && foreign)
+    if (foreign)
     {
       tightenBound(boundOfComp, r.comp, candidates.boundOfPoint[k]);
     }
@@ -424,12 +417,9 @@ struct LabelLeaves
     {
       storeShared(&labelOfLeaf[points.leafOf(k)], kMixed);
     }
-    if (boundOfComp)
-    {
-      float const key = tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
-      tightenBound(boundOfComp, r.comp, key);
-      tightenBound(boundOfComp, previous.comp, key);
-    }
+    float const key = tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
+    tightenBound(boundOfComp, r.comp, key);
+    tightenBound(boundOfComp, previous.comp, key);
   }
 };
 
@@ -756,8 +746,9 @@ struct SearchState
   int neighbours;                        ///< list entries a point (0: no lists)
 };
 
-/// FindMin1 of round `round`, queued: relabel, label the leaves (seeding the bounds) and the
-/// subtrees, search.
+/// FindMin1 of round `round`, queued: from round two, relabel, label the leaves (seeding the
+/// bounds) and the subtrees; search. (Round one's components are its points: no bounds, and
+/// every subtree label is kMixed, as the hierarchy was built.)
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// Nothing runs when *components (the count before the round, on the backend) is one.
 template <class Exec, class Metric>
@@ -770,12 +761,15 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   search.bottomUp = searchesBottomUp(round);
   search.boundOfComp = arena.ofRound(round).boundOfComp;
   std::size_t const m = search.points.count;
-  exec.forEachUnlessDone(
-    m, components, RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
-  exec.forEachUnlessDone(m, components,
-    LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
-      search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
-  if (leaves > 1)
+  if (round > 1)
+  {
+    exec.forEachUnlessDone(m, components,
+      RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
+    exec.forEachUnlessDone(m, components,
+      LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
+        search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
+  }
+  if (round > 1 && leaves > 1)
   {
     auto runStarts =
       thrust::make_transform_iterator(Counting(0), LabelRunStart{ labels.labelOfLeaf });
