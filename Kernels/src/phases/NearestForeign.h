@@ -746,6 +746,29 @@ struct SearchState
   int neighbours;                        ///< list entries a point (0: no lists)
 };
 
+/// The labels a round after the first starts with: the points' new components (RelabelPoints),
+/// the leaves' (LabelLeaves, which also seeds the bounds) and the subtrees' (LabelNodes).
+template <class Exec, class Metric>
+void labelComponents(Exec& exec, const SearchContext<Metric>& search, const LabelArrays& labels,
+  const ComponentArena<Exec>& arena, int round, const std::uint32_t* components)
+{
+  std::size_t const m = search.points.count;
+  std::size_t const leaves = search.cells.leaves;
+  exec.forEachUnlessDone(
+    m, components, RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
+  exec.forEachUnlessDone(m, components,
+    LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
+      search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
+  if (leaves > 1)
+  {
+    auto runStarts =
+      thrust::make_transform_iterator(Counting(0), LabelRunStart{ labels.labelOfLeaf });
+    thrust::inclusive_scan(
+      exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
+    exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
+  }
+}
+
 /// FindMin1 of round `round`, queued: from round two, relabel, label the leaves (seeding the
 /// bounds) and the subtrees; search. (Round one's components are its points: no bounds, and
 /// every subtree label is kMixed, as the hierarchy was built.)
@@ -757,25 +780,12 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   std::uint32_t* listCount)
 {
   auto const range = exec.range("FindMin1");
-  std::size_t const leaves = search.cells.leaves;
   search.bottomUp = searchesBottomUp(round);
   search.boundOfComp = arena.ofRound(round).boundOfComp;
   std::size_t const m = search.points.count;
   if (round > 1)
   {
-    exec.forEachUnlessDone(m, components,
-      RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
-    exec.forEachUnlessDone(m, components,
-      LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
-        search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
-  }
-  if (round > 1 && leaves > 1)
-  {
-    auto runStarts =
-      thrust::make_transform_iterator(Counting(0), LabelRunStart{ labels.labelOfLeaf });
-    thrust::inclusive_scan(
-      exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
-    exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
+    labelComponents(exec, search, labels, arena, round, components);
   }
   if constexpr (Exec::kNeighbours > 0 && Metric::kNeighbourLists)
   {
