@@ -320,7 +320,7 @@ private:
   struct Rounds
   {
     SearchContext<M> search; ///< the run's part; findMin1 adds the round's
-    LabelArrays labels;
+    Index* labelOfLeaf;      ///< SearchState::labelOfLeaf
     ComponentArena<Exec>* arena;
     Hierarchy<Exec, Dim>* hierarchy;
     RoundCounters counters;
@@ -371,7 +371,7 @@ private:
     Rounds<M> rounds;
     rounds.search = base.withMetric(makeMetric(cells, hierarchy, base));
     rounds.search.reach = searchReach();
-    rounds.labels = state.labels(nullptr); // the runs: the arena's, from round two
+    rounds.labelOfLeaf = state.labelOfLeaf.data();
     rounds.arena = &arena;
     rounds.hierarchy = &hierarchy;
     rounds.counters.counters = counters.data();
@@ -421,7 +421,8 @@ private:
     else
     {
       r.arena->prepare(this->X, round, known, before);
-      findMin1(this->X, r.search, r.labels, *r.arena, round, before, r.counters.searchers(round));
+      findMin1(
+        this->X, r.search, r.labelOfLeaf, *r.arena, round, before, r.counters.searchers(round));
     }
     ComponentArrays const& comps = r.arena->ofRound(round);
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
@@ -439,14 +440,13 @@ private:
   template <class M>
   void firstSearches(Rounds<M>& r, const std::uint32_t* before)
   {
-    findMin1(this->X, r.search, r.labels, *r.arena, 1, before, r.counters.searchers(1));
+    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1));
     if (!searchesBottomUp(2))
     {
       r.hierarchy->releaseClimbs();
       r.search.tree = r.hierarchy->arrays(); // null where freed
     }
     r.arena->allocate(this->X);
-    r.labels.runOfLeaf = r.arena->leafRuns();
   }
 
   /// Checks the whole history: every round that started with several components ended with

@@ -30,19 +30,6 @@ EMST_HD EMST_FORCEINLINE void atomicMinU32(std::uint32_t* address, std::uint32_t
 #endif
 }
 
-EMST_HD EMST_FORCEINLINE void atomicMinU64(std::uint64_t* address, std::uint64_t value)
-{
-#if defined(__CUDA_ARCH__)
-  atomicMin(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
-#else
-  std::uint64_t seen = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (value < seen &&
-    !__atomic_compare_exchange_n(address, &seen, value, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-  {
-  }
-#endif
-}
-
 /// Returns the old value. Used by the bottom-up climbs: the writer of a child slot releases its
 /// write through this increment, the second arriver acquires the sibling's write through it.
 /// One acquire-release atomic at device scope, not two full fences: the climb from a leaf to the

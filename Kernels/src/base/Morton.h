@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 The EMST plugin developers
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// Morton codes: bit interleaving, the cell of a code prefix, and the bit scans they need.
+// Morton codes: bit interleaving, the cell of a code prefix; and the bit counts the engine needs
+// (leading zeros of codes, population counts of the leaf words).
 #pragma once
 
 #include "base/Index.h"
@@ -17,6 +18,15 @@ EMST_HD EMST_FORCEINLINE int clz64(std::uint64_t x)
   return __clzll(static_cast<long long>(x));
 #else
   return x == 0 ? 64 : __builtin_clzll(x);
+#endif
+}
+
+EMST_HD EMST_FORCEINLINE int popcount32(std::uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
 #endif
 }
 

@@ -45,15 +45,6 @@ struct alignas(8) LeafWord
   Index leavesBefore;   ///< leaves whose first point is below 32w
 };
 
-EMST_HD EMST_FORCEINLINE int popcount32(std::uint32_t x)
-{
-#if defined(__CUDA_ARCH__)
-  return __popc(x);
-#else
-  return __builtin_popcount(x);
-#endif
-}
-
 /// The distinct points, in Morton order, as the rounds read them.
 struct PointArrays
 {

@@ -721,14 +721,6 @@ struct SearchState
     exec.fill(this->candidateOfPoint.data(), m, kNone);
     exec.fill(this->boundOfPoint.data(), m, 0.0f);
   }
-  /// The leaf labels, with the runs in `runOfLeaf` ([L], ComponentArena::leafRuns).
-  LabelArrays labels(Index* runOfLeaf) const
-  {
-    LabelArrays labels;
-    labels.labelOfLeaf = this->labelOfLeaf.data();
-    labels.runOfLeaf = runOfLeaf;
-    return labels;
-  }
   CandidateArrays candidates() const
   {
     CandidateArrays candidates;
@@ -749,9 +741,10 @@ struct SearchState
 /// The labels a round after the first starts with: the points' new components (RelabelPoints),
 /// the leaves' (LabelLeaves, which also seeds the bounds) and the subtrees' (LabelNodes).
 template <class Exec, class Metric>
-void labelComponents(Exec& exec, const SearchContext<Metric>& search, const LabelArrays& labels,
+void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* labelOfLeaf,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components)
 {
+  LabelArrays const labels{ labelOfLeaf, arena.leafRuns() };
   std::size_t const m = search.points.count;
   std::size_t const leaves = search.cells.leaves;
   exec.forEachUnlessDone(
@@ -775,7 +768,7 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, const Labe
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// Nothing runs when *components (the count before the round, on the backend) is one.
 template <class Exec, class Metric>
-void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& labels,
+void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
   std::uint32_t* listCount)
 {
@@ -785,7 +778,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const LabelArrays& label
   std::size_t const m = search.points.count;
   if (round > 1)
   {
-    labelComponents(exec, search, labels, arena, round, components);
+    labelComponents(exec, search, labelOfLeaf, arena, round, components);
   }
   if constexpr (Exec::kNeighbours > 0 && Metric::kNeighbourLists)
   {
