@@ -8,6 +8,8 @@
 #   env        nvidia-smi, nvcc and tool versions                           -> build.log
 #   build      configure + build (Release, sm_90, CUDA on, no plugin)       -> build.log
 #   tests      the whole engine test binary, CPU and CUDA parameters        -> tests.log
+#   lean       the CUDA tests again in the memory-lean layout, which a run takes when only
+#              that fits the GPU's memory (EMST_CUDA_LAYOUT=lean)             -> lean.log
 #   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
 #   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log
 #   cut        run_benchmarks.sh --cut-only (CUDA): emst_benchmark --cut, TreeCutter re-cuts of
@@ -18,7 +20,7 @@
 # A failing step does not stop the later ones; the exit status is 1 when any step failed.
 # Scratch files (generated benchmark sets, run folders) stay outside OUTDIR.
 #
-# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,memcheck,racecheck,cut,bench]
+# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,lean,memcheck,racecheck,cut,bench]
 #                                    [--gtest-source DIR] [--shared-dir DIR]
 #   --quick          benchmarks on the 1e5/1e6 synthetic sets and the data sets only (the cut on 1e6)
 #   --steps          run only these steps (build is still needed once per fresh build folder)
@@ -57,7 +59,7 @@ fi
 out=$1
 shift
 quick=0
-steps="env,build,tests,memcheck,racecheck,cut,bench"
+steps="env,build,tests,lean,memcheck,racecheck,cut,bench"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -260,6 +262,18 @@ if wanted tests; then
   fi
 fi
 
+# ---- the lean layout ----------------------------------------------------------------------------
+if wanted lean; then
+  if [ -x "$tests_bin" ]; then
+    EMST_CUDA_LAYOUT=lean EMST_REQUIRE_CUDA=1 run_step lean 240 "$out/lean.log" 0 "$tests_bin" \
+      --gtest_color=no '--gtest_filter=*Cuda*'
+    record lean "$step_status" "$step_seconds" lean.log "$(gtest_counts "$out/lean.log")"
+  else
+    echo "no test binary at $tests_bin" >"$out/lean.log"
+    record lean "FAIL(no binary)" 0 lean.log "$tests_bin missing"
+  fi
+fi
+
 # ---- compute-sanitizer --------------------------------------------------------------------------
 for tool in memcheck racecheck; do
   wanted $tool || continue
@@ -370,14 +384,14 @@ fi
 # ---- what failed, then the summary last -------------------------------------------------------
 # (Short: the end of the output is what a reader of a remote or CI run sees first.)
 echo
-for f in build tests memcheck racecheck cut bench; do
+for f in build tests lean memcheck racecheck cut bench; do
   logfile="$out/$f.log"
   [ $f = cut ] && logfile="$out/cut.md" # the cut step's log is inside cut.md
   [ -f "$logfile" ] || continue
   if grep -qE '== [a-z]+: (FAIL|TIMEOUT)' "$logfile"; then
     echo "---- from $f.log ----"
     case $f in
-      tests)
+      tests|lean)
         grep -E -A3 '(Failure|Skipped)$' "$logfile" | grep -vE '^(--|Expected|  Actual|Value of)' | cut -c1-300 | head -30
         sed -n '/tests, listed below:/,$p' "$logfile" | grep '^\[  FAILED' | head -20 ;;
       memcheck|racecheck)

@@ -5,9 +5,13 @@
 // leaves the device usable, and Backend::Auto runs on the CPU instead and says so. The GPU is
 // made small with EMST_CUDA_MEMORY_LIMIT_MB, which caps the engine's device allocations, so the
 // failure happens in the middle of a run (after the upload), where the clean-up matters.
+// Memory that holds the lean layout and not the fast one (EMST_CUDA_FREE_MB, what the plan sees):
+// the run takes the lean layout, keeps within the plan, and gives the same tree.
 #include "TestSupport.h"
+#include "backends/Layouts.h"
 
 #include <cstdlib>
+#include <string>
 
 using namespace emsttest;
 using emst::Backend;
@@ -15,21 +19,39 @@ using emst::Backend;
 namespace
 {
 
-/// Sets an environment variable for the scope of one test.
+/// Sets an environment variable for the scope of one test, and puts back what was there (the
+/// GPU check runs the whole binary under some of them).
 class ScopedEnv
 {
 public:
-  ScopedEnv(const char* name, const char* value)
+  ScopedEnv(const char* name, const std::string& value)
     : Name(name)
   {
-    ::setenv(name, value, 1);
+    if (const char* old = std::getenv(name))
+    {
+      this->Old = old;
+      this->HadOld = true;
+    }
+    ::setenv(name, value.c_str(), 1);
   }
-  ~ScopedEnv() { ::unsetenv(this->Name); }
+  ~ScopedEnv()
+  {
+    if (this->HadOld)
+    {
+      ::setenv(this->Name, this->Old.c_str(), 1);
+    }
+    else
+    {
+      ::unsetenv(this->Name);
+    }
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
 
 private:
   const char* Name;
+  std::string Old;
+  bool HadOld = false;
 };
 
 Cloud fallbackCloud()
@@ -90,4 +112,71 @@ TEST(Fallback, AutoRunsOnTheCpuWhenTheGpuIsTooSmall)
   EXPECT_NE(result->messages.front().find("memory"), std::string::npos) << result->messages.front();
   EXPECT_TRUE(sameEdgeLists(result->edges, reference->edges));
   EXPECT_EQ(result->totalWeight, reference->totalWeight);
+}
+
+TEST(Fallback, LeanLayoutWhenOnlyItFits)
+{
+  if (skipUnlessRunnable(Backend::Cuda))
+  {
+    GTEST_SKIP() << "CUDA not usable here";
+  }
+  const Cloud cloud = fallbackCloud();
+  std::size_t const n = cloud.count;
+  std::size_t const input = n * 3 * sizeof(float);
+  auto planned = [&](bool lean)
+  { return n * emst::detail::gpuBytesPerPoint(lean, 3) + input + emst::detail::kGpuFixedBytes; };
+  std::size_t const mib = (planned(true) + (std::size_t(1) << 20) - 1) >> 20;
+  ASSERT_LT(mib << 20, planned(false)) << "no whole MiB between the two layouts' plans";
+  const auto reference = runEngine(cloud, optionsFor(Backend::Cpu));
+  ASSERT_TRUE(reference);
+
+  // Free memory for the lean layout only, and allocations capped there too.
+  ScopedEnv free("EMST_CUDA_FREE_MB", std::to_string(mib));
+  ScopedEnv cap("EMST_CUDA_MEMORY_LIMIT_MB", std::to_string(mib));
+  const auto result = runEngine(cloud, optionsFor(Backend::Auto));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->stats.backend, Backend::Cuda);
+  ASSERT_FALSE(result->messages.empty());
+  EXPECT_NE(result->messages.front().find("memory-lean layout"), std::string::npos)
+    << result->messages.front();
+  EXPECT_LE(result->stats.peakBackendBytes + input, mib << 20);
+  EXPECT_TRUE(sameEdgeLists(result->edges, reference->edges));
+  EXPECT_EQ(result->totalWeight, reference->totalWeight);
+}
+
+TEST(Fallback, RunsKeepWithinThePlansFigures)
+{
+  if (skipUnlessRunnable(Backend::Cuda))
+  {
+    GTEST_SKIP() << "CUDA not usable here";
+  }
+  // Large enough for the bytes a point to dominate the fixed part, in each layout: uniform and
+  // clustered points, and integer points (many tied lengths, duplicates: the output's tie sort).
+  std::size_t const n = 2000000;
+  Rng rng(2026);
+  std::vector<Cloud> clouds;
+  clouds.push_back(makeCloud("uniform 3D", 3, emst::ScalarType::Float32, uniformPoints(rng, n, 3)));
+  clouds.push_back(
+    makeCloud("clustered 3D", 3, emst::ScalarType::Float32, clusteredPoints(rng, n, 3)));
+  clouds.push_back(
+    makeCloud("integer 3D", 3, emst::ScalarType::Float32, integerPoints(rng, n, 3, 400)));
+  clouds.push_back(makeCloud("uniform 2D", 2, emst::ScalarType::Float32, uniformPoints(rng, n, 2)));
+  clouds.push_back(
+    makeCloud("integer 2D", 2, emst::ScalarType::Float32, integerPoints(rng, n, 2, 4000)));
+  for (const Cloud& cloud : clouds)
+  {
+    SCOPED_TRACE(cloud.label);
+    std::optional<emst::Result> runs[2];
+    for (bool lean : { false, true })
+    {
+      ScopedEnv layout("EMST_CUDA_LAYOUT", lean ? "lean" : "fast");
+      runs[lean] = runEngine(cloud, optionsFor(Backend::Cuda));
+      ASSERT_TRUE(runs[lean]);
+      std::size_t const peak = runs[lean]->stats.peakBackendBytes;
+      EXPECT_LE(peak, n * emst::detail::gpuBytesPerPoint(lean, cloud.dimension))
+        << (lean ? "lean" : "fast") << ": " << static_cast<double>(peak) / n << " bytes a point";
+    }
+    EXPECT_LT(runs[1]->stats.peakBackendBytes, runs[0]->stats.peakBackendBytes);
+    EXPECT_TRUE(sameEdgeLists(runs[1]->edges, runs[0]->edges));
+  }
 }

@@ -5,6 +5,7 @@
 // (sort, scan, copy_if, reduce) through Thrust's OpenMP system.
 #pragma once
 
+#include "backends/Layouts.h"
 #include "emst/Emst.h"
 
 #include <thrust/system/omp/execution_policy.h>
@@ -31,12 +32,13 @@ public:
   /// The exact coordinates get a Morton-ordered copy (Cells::exactOfPoint, 12 bytes a point in
   /// 3D float): a CPU reads them 20-35% slower scattered over the input.
   static constexpr bool kCopiesExactCoordinates = true;
-  /// Leaves of up to 32 points, cells split in two (leafCapacity, leafSplitBits). A core
+  /// Leaves of up to 32 points, cells split in two (buildCells). A core
   /// walks a large leaf's points cheaply and loses to the branches of each node it visits: on
   /// 2 cores, uniform 1e6 3D 1166 -> 924 ms and 97.6 -> 76.4 bytes a point against the GPU's
   /// leaves (octree cells of up to 16), cosmo 1e6 3D 1008 -> 867 ms, uniform 1e6 2D 612 -> 586.
-  static constexpr int kLeafCapacity = 32;
-  static constexpr bool kLeafSplitsInTwo = true;
+  LeafLayout leafLayout() const { return LeafLayout{ 32, true }; }
+  /// Speed first where memory and speed trade (the output's tie order).
+  bool savesMemory() const { return false; }
   /// No list of the searchers (listsSearchers): a core has no idle lanes to fill.
   static constexpr bool kListsSearchers = false;
   /// Round one lists each point's 6 nearest (answerFromList), and the later rounds search far

@@ -10,6 +10,8 @@
 
 #include <thrust/system/system_error.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -215,6 +217,18 @@ private:
   PoolStream Resources;
 };
 
+/// The free device memory a run plans with: `available`, or less where EMST_CUDA_FREE_MB says
+/// so (as if other work held the rest: how the plan's choice is tested on a large GPU;
+/// EMST_CUDA_MEMORY_LIMIT_MB caps the allocations themselves).
+std::size_t planningMemory(std::size_t available)
+{
+  if (const char* text = std::getenv("EMST_CUDA_FREE_MB"))
+  {
+    return std::min(available, static_cast<std::size_t>(std::strtoull(text, nullptr, 10)) << 20);
+  }
+  return available;
+}
+
 /// Bytes of host input to upload: none for device input; the last point needs only `dimension`
 /// scalars, not a whole stride.
 std::size_t hostInputBytes(const PointCloudView& points)
@@ -274,11 +288,11 @@ namespace
 
 /// One run on the GPU: run(boruvka, result) with the Boruvka of the points' dimension (keyed
 /// with givenScale when > 0) over the uploaded points, then the run's phases, transfers and
-/// memory into result.stats. `bytesPerPoint`: the working set's peak, refused up front when it
-/// cannot fit.
+/// memory into result.stats. `extraPerPoint`: what the run needs a point beside the tree's
+/// working set (planDevice); a run that cannot fit in either layout is refused up front.
 template <class Run>
 Result runOnCuda(const PointCloudView& points, const Options& options, double givenScale,
-  std::size_t bytesPerPoint, Run run)
+  std::size_t extraPerPoint, Run run)
 {
   const ProbeResult& device = cachedProbe(options.cudaDevice);
   if (!device.usable)
@@ -289,22 +303,32 @@ Result runOnCuda(const PointCloudView& points, const Options& options, double gi
     [&]
     {
       DeviceSession session(options.cudaDevice, options.keepDeviceMemory);
-      // Refuse up front what cannot fit (the peak per point, plus the upload), rather than
-      // failing half-way: Auto then runs on the CPU at once.
-      std::size_t const needed =
-        points.count * bytesPerPoint + hostInputBytes(points) + (16u << 20);
-      std::size_t const available = session.available();
-      if (needed > available)
+      CudaExec exec(session.stream());
+      // The fast layout when it fits, else the lean one; what fits in neither is refused up
+      // front rather than failing half-way (Auto then runs on the CPU at once).
+      std::size_t const available = planningMemory(session.available());
+      const char* const forced = std::getenv("EMST_CUDA_LAYOUT");
+      DevicePlan const plan = planDevice(
+        points.count, points.dimension, hostInputBytes(points), extraPerPoint, available, forced);
+      if (!plan.fits)
       {
         throw Error(ErrorCode::OutOfMemory,
-          "the GPU has too little free memory: about " + std::to_string(needed >> 20) +
+          "the GPU has too little free memory: about " + std::to_string(plan.needed >> 20) +
             " MiB needed, " + std::to_string(available >> 20) + " MiB free");
       }
+      exec.useLeanLayout(plan.lean);
 
       Result result;
       result.stats.backend = Backend::Cuda;
       result.stats.deviceName = device.name;
-      CudaExec exec(session.stream());
+      if (plan.lean && !(forced && std::string(forced) == "lean"))
+      {
+        result.messages.push_back("the GPU's free memory (" + std::to_string(available >> 20) +
+          " MiB) holds this run only in the engine's memory-lean layout (about " +
+          std::to_string(gpuBytesPerPoint(true, points.dimension)) + " instead of " +
+          std::to_string(gpuBytesPerPoint(false, points.dimension)) +
+          " bytes a point): the tree is the same, the run about 10-20% slower");
+      }
       std::size_t inputBytes = 0;
       {
         DeviceInput input(exec, points, result.stats.uploadMilliseconds);
@@ -333,18 +357,17 @@ Result runOnCuda(const PointCloudView& points, const Options& options, double gi
 
 Result runCuda(const PointCloudView& points, const Options& options, double givenScale)
 {
-  // About 80 bytes per point at the peak.
-  return runOnCuda(points, options, givenScale, 80,
+  return runOnCuda(points, options, givenScale, 0,
     [](auto&& boruvka, const PointCloudView& view, Result& result) { boruvka.run(view, result); });
 }
 
 MutualReachabilityTree runCudaReachability(
   const PointCloudView& points, std::size_t minimumSamples, const Options& options)
 {
-  // The EMST's 80 bytes per point, plus the cores (by distinct and by input point, their float
-  // bounds and the subtrees' least ones) and the copies' anchors.
+  // The tree's working set, plus the cores (by distinct and by input point, their float bounds
+  // and the subtrees' least ones) and the copies' anchors.
   MutualReachabilityTree tree;
-  tree.tree = runOnCuda(points, options, 0.0, 120,
+  tree.tree = runOnCuda(points, options, 0.0, 48,
     [&](auto&& boruvka, const PointCloudView& view, Result& result)
     { boruvka.runMutualReachability(view, minimumSamples, result, tree.coreDistance); });
   return tree;

@@ -6,6 +6,7 @@
 // stream-ordered pool. Every CUDA call and every launch is checked.
 #pragma once
 
+#include "backends/Layouts.h"
 #include "base/Index.h"
 #include "emst/Emst.h"
 
@@ -122,12 +123,12 @@ public:
   /// The exact coordinates are read from the input in place, through the input indices (no
   /// Morton-ordered copy: 12 bytes a point fewer in 3D float), for about 0.5% more time.
   static constexpr bool kCopiesExactCoordinates = false;
-  /// Leaves: octree/quadtree cells of up to 16 points (leafCapacity, leafSplitBits). A thread
-  /// scans its leaves alone, so fuller leaves cost the warps more than the nodes they save:
-  /// H100, uniform 1e7 3D 36.4 ms with these, 40.4 with cells split in two (69 bytes a point
-  /// instead of 81), 43.9 with those at 24 points.
-  static constexpr int kLeafCapacity = 16;
-  static constexpr bool kLeafSplitsInTwo = false;
+  /// Leaves: the fast layout (octree/quadtree cells of up to 16 points), or the lean one when
+  /// only that fits the GPU's memory (backends/Layouts.h, runOnCuda's plan).
+  LeafLayout leafLayout() const { return this->Lean ? kGpuLeanLeaves : kGpuFastLeaves; }
+  void useLeanLayout(bool lean) { this->Lean = lean; }
+  /// Memory before speed where the two trade (the output's tie order): with the lean layout.
+  bool savesMemory() const { return this->Lean; }
   /// Large 3D sets list their searchers from round three (listsSearchers): full warps.
   static constexpr bool kListsSearchers = true;
   /// No neighbour lists (answerFromList): round one's search for the K nearest costs a GPU more
@@ -387,6 +388,7 @@ private:
 
   cudaStream_t Stream;
   bool Sync;
+  bool Lean = false;
   std::size_t MaxBlocks = 1024;
   std::size_t Limit = ~std::size_t(0);
   std::size_t Current = 0;

@@ -5,11 +5,12 @@
 // so the cell size follows the local density: a uniform grid where the data are uniform, finer
 // cells inside dense clusters, coarser ones in sparse regions. A full cell splits in 2^Dim
 // (octree/quadtree cells) or in two (along one axis, a cell per code bit): the backend's choice
-// (leafSplitBits), which changes the hierarchy's shape and size, never the tree. The distinct
+// (leafLayout), which changes the hierarchy's shape and size, never the tree. The distinct
 // points get their float records and their exact coordinates, in Morton order.
 // Sizes: m distinct points, L leaf cells.
 #pragma once
 
+#include "backends/Layouts.h"
 #include "base/Algorithms.h"
 #include "base/Buffer.h"
 #include "base/Morton.h"
@@ -74,35 +75,28 @@ struct CellArrays
   Index leaves;                  ///< L
 };
 
-/// Points per leaf cell at most: the backend's choice (Exec::kLeafCapacity), or the tuning
-/// knob EMST_LEAF_CAPACITY (2 to 256), read once from the environment, for benchmarking.
-inline int leafCapacity(int backendDefault)
+/// The leaves of a run: the backend's layout (Exec::leafLayout), or the tuning knobs
+/// EMST_LEAF_CAPACITY (2 to 256 points) and EMST_LEAF_SPLIT (`bit`: a full cell halves along one
+/// axis, as the code's next bit does; `cube`: it splits in 2^Dim), read once from the
+/// environment, for benchmarking. Cells that halve end nearer the capacity (uniform 3D at 16
+/// points: about 11 a leaf, against 4 for octree cells), so there are about a third as many
+/// leaves and tree nodes. The layout changes the hierarchy's shape and size, never the tree.
+inline LeafLayout leafLayout(LeafLayout backend)
 {
-  static int const knob = []
+  static int const capacity = []
   {
     const char* text = std::getenv("EMST_LEAF_CAPACITY");
     int const value = text ? std::atoi(text) : 0;
     return value >= 2 && value <= 256 ? value : 0;
   }();
-  return knob ? knob : backendDefault;
-}
-
-/// Code bits per split of a full cell: 1 (in two, along one axis, as the code's next bit does)
-/// or Dim (in 2^Dim: a level of the quadtree or octree), the backend's choice
-/// (Exec::kLeafSplitsInTwo) or the tuning knob EMST_LEAF_SPLIT (`bit` or `cube`), read once
-/// from the environment, for benchmarking. Cells that split in two end nearer the capacity
-/// (uniform 3D at capacity 16: about 11 points a leaf, against 4 for octree cells), so there are
-/// about a third as many leaves and tree nodes: 16 bytes a point less in 3D.
-inline int leafSplitBits(int dim, bool backendSplitsInTwo)
-{
-  static int const knob = [] // 0: unset, 1: bit, 2: cube
+  static int const split = [] // 0: unset, 1: bit, 2: cube
   {
     const char* text = std::getenv("EMST_LEAF_SPLIT");
     std::string const mode = text ? text : "";
     return mode == "bit" ? 1 : mode == "cube" ? 2 : 0;
   }();
-  bool const inTwo = knob ? knob == 1 : backendSplitsInTwo;
-  return inTwo ? 1 : dim;
+  return LeafLayout{ capacity ? capacity : backend.capacity,
+    split ? split == 1 : backend.splitsInTwo };
 }
 
 /// True where a new leaf starts: k and k-1 are in different cells at the deeper of their levels.
@@ -244,7 +238,8 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   Cells<Exec, T, Dim> cells(exec);
   {
     Buffer<std::uint8_t, Exec> levelOfPoint(exec, m);
-    std::size_t const c = static_cast<std::size_t>(leafCapacity(Exec::kLeafCapacity));
+    LeafLayout const layout = leafLayout(exec.leafLayout());
+    std::size_t const c = static_cast<std::size_t>(layout.capacity);
     if (m > c)
     {
       std::size_t const windows = m - c;
@@ -254,7 +249,7 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
         BlockMaxima<Dim>{ codeOfPoint, fromStart.data(), toEnd.data(), windows, c });
       exec.forEach(m,
         LeafLevel<Dim>{ fromStart.data(), toEnd.data(), levelOfPoint.data(), m, c,
-          leafSplitBits(Dim, Exec::kLeafSplitsInTwo) });
+          layout.splitsInTwo ? 1 : Dim });
     }
     else
     {

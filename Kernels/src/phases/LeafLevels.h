@@ -68,7 +68,7 @@ struct LeafLevel
   std::uint8_t* levelOfPoint;    ///< [m]
   std::size_t count;             ///< m > C
   std::size_t capacity;          ///< C
-  int split;                     ///< code bits per split: 1 or Dim (leafSplitBits)
+  int split;                     ///< code bits per split: 1 or Dim (leafLayout)
   EMST_HD void operator()(std::size_t k) const
   {
     constexpr int kCodeBits = MortonCell<Dim>::kCodeBits;
