@@ -25,15 +25,15 @@ struct LeafLayout
 
 /// The GPU's layouts. Fast: octree/quadtree cells of up to 16 points (a thread scans its leaves
 /// alone, so fuller leaves cost the warps more than the nodes they save). Lean: cells halved up
-/// to 24 points, about 4 times fewer leaves and tree nodes, 11 bytes a point less in 3D for
-/// 10-20% more time (H100, RESULTS.md, 2026-11-24: uniform 1e7 3D 30.8 ms / 58.1 bytes a point
-/// -> 36.4 / 46.7, cosmo 33.5 / 57.6 -> 36.8 / 47.2, lidar_lonestar519k 2.9 / 55.5 -> 3.0 / 49.8).
+/// to 24 points, about 4 times fewer leaves and tree nodes, 8-19 bytes a point less in 3D for
+/// 5-20% more time (H100, RESULTS.md, 2026-11-24: uniform 1e7 3D 30.8 ms / 58.1 bytes a point
+/// -> 36.0 / 46.7, cosmo 33.4 / 57.6 -> 36.5 / 47.2, lidar_lonestar519k 3.0 / 55.5 -> 3.1 / 47.6).
 constexpr LeafLayout kGpuFastLeaves{ 16, false };
 constexpr LeafLayout kGpuLeanLeaves{ 24, true };
 
 /// The CUDA engine's device memory a point at its peak (input excluded), by layout and
 /// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 66.3,
-/// 2D 52.0; lean 3D 49.8, 2D 45.7, from 14k to 3e7 points), with room for data less kind (small
+/// 2D 52.0; lean 3D 49.3, 2D 46.3, from 14k to 3e7 points), with room for data less kind (small
 /// leaves in clustered data, many tied lengths). A run whose peak exceeds it fails cleanly
 /// (OutOfMemory, which Auto turns into a run on the CPU).
 inline std::size_t gpuBytesPerPoint(bool lean, int dim)
