@@ -327,7 +327,7 @@ Result runOnCuda(const PointCloudView& points, const Options& options, double gi
           " MiB) holds this run only in the engine's memory-lean layout (about " +
           std::to_string(gpuBytesPerPoint(true, points.dimension)) + " instead of " +
           std::to_string(gpuBytesPerPoint(false, points.dimension)) +
-          " bytes a point): the tree is the same, the run about 10-20% slower");
+          " bytes a point): the tree is the same, the run 5-20% slower");
       }
       std::size_t inputBytes = 0;
       {

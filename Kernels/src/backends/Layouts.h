@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
 #include <string>
 
 namespace emst
