@@ -251,28 +251,21 @@ if wanted build; then
   fi
 fi
 
-# ---- tests --------------------------------------------------------------------------------------
-if wanted tests; then
+# ---- tests, and the lean layout -----------------------------------------------------------------
+# test_step NAME LIMIT [GTEST ARGS...]: the engine test binary, CUDA required -> NAME.log
+test_step() {
+  local name=$1 limit=$2
+  shift 2
   if [ -x "$tests_bin" ]; then
-    EMST_REQUIRE_CUDA=1 run_step tests 300 "$out/tests.log" 0 "$tests_bin" --gtest_color=no
-    record tests "$step_status" "$step_seconds" tests.log "$(gtest_counts "$out/tests.log")"
+    EMST_REQUIRE_CUDA=1 run_step $name $limit "$out/$name.log" 0 "$tests_bin" --gtest_color=no "$@"
+    record $name "$step_status" "$step_seconds" $name.log "$(gtest_counts "$out/$name.log")"
   else
-    echo "no test binary at $tests_bin" >"$out/tests.log"
-    record tests "FAIL(no binary)" 0 tests.log "$tests_bin missing"
+    echo "no test binary at $tests_bin" >"$out/$name.log"
+    record $name "FAIL(no binary)" 0 $name.log "$tests_bin missing"
   fi
-fi
-
-# ---- the lean layout ----------------------------------------------------------------------------
-if wanted lean; then
-  if [ -x "$tests_bin" ]; then
-    EMST_CUDA_LAYOUT=lean EMST_REQUIRE_CUDA=1 run_step lean 240 "$out/lean.log" 0 "$tests_bin" \
-      --gtest_color=no '--gtest_filter=*Cuda*'
-    record lean "$step_status" "$step_seconds" lean.log "$(gtest_counts "$out/lean.log")"
-  else
-    echo "no test binary at $tests_bin" >"$out/lean.log"
-    record lean "FAIL(no binary)" 0 lean.log "$tests_bin missing"
-  fi
-fi
+}
+wanted tests && test_step tests 300
+wanted lean && EMST_CUDA_LAYOUT=lean test_step lean 240 '--gtest_filter=*Cuda*'
 
 # ---- compute-sanitizer --------------------------------------------------------------------------
 for tool in memcheck racecheck; do

@@ -92,6 +92,10 @@ TEST(DevicePlan, TheKnobForcesALayoutButNotAFit)
   EXPECT_EQ(planDevice(n, 3, 0, 0, fast * 2, "lean").needed, lean);
   EXPECT_FALSE(planDevice(n, 3, 0, 0, lean, "fast").lean);
   EXPECT_FALSE(planDevice(n, 3, 0, 0, lean, "fast").fits); // forced fast does not fit there
+  EXPECT_TRUE(planDevice(n, 3, 0, 0, fast * 2, "lean").forced);
+  EXPECT_TRUE(planDevice(n, 3, 0, 0, lean, "fast").forced);
   EXPECT_TRUE(planDevice(n, 3, 0, 0, lean, "auto").lean);
+  EXPECT_FALSE(planDevice(n, 3, 0, 0, lean, "auto").forced);
+  EXPECT_FALSE(planDevice(n, 3, 0, 0, lean).forced);
   EXPECT_TRUE(planDevice(n, 3, 0, 0, lean, "").fits);
 }

@@ -307,9 +307,8 @@ Result runOnCuda(const PointCloudView& points, const Options& options, double gi
       // The fast layout when it fits, else the lean one; what fits in neither is refused up
       // front rather than failing half-way (Auto then runs on the CPU at once).
       std::size_t const available = planningMemory(session.available());
-      const char* const forced = std::getenv("EMST_CUDA_LAYOUT");
-      DevicePlan const plan = planDevice(
-        points.count, points.dimension, hostInputBytes(points), extraPerPoint, available, forced);
+      DevicePlan const plan = planDevice(points.count, points.dimension, hostInputBytes(points),
+        extraPerPoint, available, std::getenv("EMST_CUDA_LAYOUT"));
       if (!plan.fits)
       {
         throw Error(ErrorCode::OutOfMemory,
@@ -321,7 +320,7 @@ Result runOnCuda(const PointCloudView& points, const Options& options, double gi
       Result result;
       result.stats.backend = Backend::Cuda;
       result.stats.deviceName = device.name;
-      if (plan.lean && !(forced && std::string(forced) == "lean"))
+      if (plan.lean && !plan.forced)
       {
         result.messages.push_back("the GPU's free memory (" + std::to_string(available >> 20) +
           " MiB) holds this run only in the engine's memory-lean layout (about " +

@@ -51,6 +51,7 @@ constexpr std::size_t kGpuFixedBytes = std::size_t(16) << 20;
 struct DevicePlan
 {
   bool lean;          ///< the lean layout
+  bool forced;        ///< the layout is the knob's, not the memory's choice
   bool fits;          ///< the expected peak fits in the available memory
   std::size_t needed; ///< the expected peak, the upload included
 };
@@ -66,8 +67,8 @@ inline DevicePlan planDevice(std::size_t points, int dim, std::size_t inputBytes
   std::string const knob = forced ? forced : "";
   auto need = [&](bool lean)
   { return points * (gpuBytesPerPoint(lean, dim) + extraPerPoint) + inputBytes + kGpuFixedBytes; };
-  DevicePlan plan{ false, false, need(false) };
-  if (knob == "lean" || (knob != "fast" && plan.needed > available))
+  DevicePlan plan{ false, knob == "fast" || knob == "lean", false, need(false) };
+  if (knob == "lean" || (!plan.forced && plan.needed > available))
   {
     plan.lean = true;
     plan.needed = need(true);
