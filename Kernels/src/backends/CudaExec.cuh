@@ -48,9 +48,24 @@ namespace detail
     }                                                                                              \
   } while (0)
 
+/// Every kernel of the backend starts here. Its launch may overlap the end of the kernel
+/// before it on the stream (programmatic dependent launch, Hopper on: CudaExec::launch), so it
+/// first waits for that kernel to complete and its writes to be visible, then lets the next
+/// kernel's launch begin. Round after round the engine queues chains of small dependent kernels
+/// (tens of them a round): the overlap hides the launch and block ramp-up of each behind the
+/// tail of the one before.
+__device__ __forceinline__ void followPreviousKernel()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
 template <class F>
 __global__ void forEachKernel(std::size_t n, F f)
 {
+  followPreviousKernel();
   std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n)
   {
@@ -63,6 +78,7 @@ __global__ void forEachKernel(std::size_t n, F f)
 template <class F>
 __global__ void componentKernel(const std::uint32_t* components, F f)
 {
+  followPreviousKernel();
   std::size_t const n = *components;
   if (n <= 1)
   {
@@ -85,6 +101,7 @@ template <int Block, class F>
 __global__ void __launch_bounds__(Block)
   unlessDoneKernel(std::size_t n, const std::uint32_t* components, F f)
 {
+  followPreviousKernel();
   if (*components <= 1)
   {
     return;
@@ -167,6 +184,17 @@ public:
     EMST_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     this->MaxBlocks = static_cast<std::size_t>(multiprocessors) * 8; // a full resident wave
+    // Overlapped launches need a device of compute capability 9.0 or more running kernels built
+    // for one (their followPreviousKernel waits; built for an older one, or compiled at run time
+    // from an older one's PTX, it is empty). Knob
+    // EMST_CUDA_OVERLAP=0: plain stream order, for comparisons.
+    int major = 0;
+    EMST_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    cudaFuncAttributes kernel{};
+    EMST_CUDA_CHECK(cudaFuncGetAttributes(&kernel, forEachKernel<FillValue<std::uint32_t>>));
+    const char* overlap = std::getenv("EMST_CUDA_OVERLAP");
+    this->Overlap = major >= 9 && kernel.binaryVersion >= 90 && kernel.ptxVersion >= 90 &&
+      !(overlap && std::string(overlap) == "0");
   }
   ~CudaExec()
   {
@@ -190,8 +218,7 @@ public:
       return;
     }
     unsigned const blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
-    forEachKernel<<<blocks, kBlock, 0, this->Stream>>>(n, f);
-    this->checkLaunch("forEachKernel");
+    this->launch("forEachKernel", forEachKernel<F>, blocks, kBlock, n, f);
   }
 
   template <class F>
@@ -203,8 +230,7 @@ public:
     }
     std::size_t const wanted = (maxCount + kBlock - 1) / kBlock;
     unsigned const blocks = static_cast<unsigned>(std::min<std::size_t>(wanted, this->MaxBlocks));
-    componentKernel<<<blocks, kBlock, 0, this->Stream>>>(components, f);
-    this->checkLaunch("componentKernel");
+    this->launch("componentKernel", componentKernel<F>, blocks, kBlock, components, f);
   }
 
   template <class F>
@@ -361,8 +387,28 @@ private:
       return;
     }
     unsigned const blocks = static_cast<unsigned>((n + Block - 1) / Block);
-    unlessDoneKernel<Block><<<blocks, Block, 0, this->Stream>>>(n, components, f);
-    this->checkLaunch("unlessDoneKernel");
+    this->launch("unlessDoneKernel", unlessDoneKernel<Block, F>, blocks, Block, n, components, f);
+  }
+
+  /// kernel<<<blocks, threads, 0, stream>>>(args...), as a programmatic dependent launch where
+  /// the device and the kernels' binary support it (Overlap; every kernel begins with
+  /// followPreviousKernel).
+  template <class... Params, class... Args>
+  void launch(
+    const char* what, void (*kernel)(Params...), unsigned blocks, unsigned threads, Args... args)
+  {
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(threads);
+    config.dynamicSmemBytes = 0;
+    config.stream = this->Stream;
+    config.attrs = attribute;
+    config.numAttrs = this->Overlap ? 1 : 0;
+    EMST_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+    this->checkLaunch(what);
   }
 
   void checkLaunch(const char* what)
@@ -388,6 +434,7 @@ private:
 
   cudaStream_t Stream;
   bool Sync;
+  bool Overlap = false;
   bool Lean = false;
   std::size_t MaxBlocks = 1024;
   std::size_t Limit = ~std::size_t(0);
