@@ -6,8 +6,11 @@
 #pragma once
 
 #include "backends/Layouts.h"
+#include "base/Index.h"
 #include "emst/Emst.h"
 
+#include <thrust/copy.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/system/omp/execution_policy.h>
 
 #include <chrono>
@@ -106,6 +109,14 @@ public:
     {
       f(static_cast<std::size_t>(i));
     }
+  }
+
+  /// The indices i < n with pred(i), in increasing order, into `out` (sized by the caller).
+  template <class Pred>
+  void selectIndices(std::size_t n, Index* out, const Pred& pred)
+  {
+    thrust::copy_if(this->policy(), thrust::counting_iterator<std::size_t>(0),
+      thrust::counting_iterator<std::size_t>(n), out, pred);
   }
 
   void* allocate(std::size_t bytes)

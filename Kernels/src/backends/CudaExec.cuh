@@ -10,6 +10,8 @@
 #include "base/Index.h"
 #include "emst/Emst.h"
 
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <cuda_runtime.h>
@@ -243,6 +245,31 @@ public:
   void forEachSearch(std::size_t n, const std::uint32_t* components, const F& f)
   {
     this->launchUnlessDone<kSearchBlock>(n, components, f);
+  }
+
+  /// The indices i < n with pred(i), in increasing order, into `out`, which the caller sized
+  /// from its own count of them: unlike thrust::copy_if, whose returned end reads the count
+  /// back, the select's count stays on the device, and the host queues on without waiting.
+  template <class Pred>
+  void selectIndices(std::size_t n, Index* out, const Pred& pred)
+  {
+    if (n == 0)
+    {
+      return;
+    }
+    thrust::counting_iterator<std::size_t> const first(0);
+    auto const items = static_cast<std::int64_t>(n);
+    std::size_t bytes = 0;
+    EMST_CUDA_CHECK(cub::DeviceSelect::If(
+      nullptr, bytes, first, out, static_cast<std::int64_t*>(nullptr), items, pred, this->Stream));
+    std::size_t const countAt = (bytes + 15) / 16 * 16;
+    std::size_t const scratchBytes = countAt + sizeof(std::int64_t);
+    auto* const scratch = static_cast<unsigned char*>(this->allocate(scratchBytes));
+    cudaError_t const status = cub::DeviceSelect::If(scratch, bytes, first, out,
+      reinterpret_cast<std::int64_t*>(scratch + countAt), items, pred, this->Stream);
+    this->deallocate(scratch, scratchBytes);
+    EMST_CUDA_CHECK(status);
+    this->checkLaunch("DeviceSelect::If");
   }
 
   void* allocate(std::size_t bytes)

@@ -259,7 +259,7 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
     cells.leaves =
       static_cast<std::size_t>(thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
     cells.firstPointOfLeaf = Buffer<Index, Exec>(exec, cells.leaves + 1);
-    thrust::copy_if(policy, Counting(0), Counting(m), cells.firstPointOfLeaf.data(), startsLeaf);
+    exec.selectIndices(m, cells.firstPointOfLeaf.data(), startsLeaf);
   }
   exec.fill(cells.firstPointOfLeaf.data() + cells.leaves, 1, static_cast<Index>(m));
   std::size_t const words = (m + 31) / 32;

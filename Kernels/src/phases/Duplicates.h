@@ -202,8 +202,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
   {
     {
       Buffer<Index, Exec> slotOfRun(exec, sharing);
-      thrust::copy_if(
-        policy, Counting(0), Counting(v), slotOfRun.data(), SharesCode{ codeOfSorted.data(), v });
+      exec.selectIndices(v, slotOfRun.data(), SharesCode{ codeOfSorted.data(), v });
       Buffer<DuplicateKey, Exec> keyOfRun(exec, sharing);
       exec.forEach(sharing,
         MakeDuplicateKey<T, Dim>{ input, framed.frame, slotOfRun.data(), codeOfSorted.data(),
@@ -224,8 +223,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
     {
       {
         Buffer<Index, Exec> slotOfCopy(exec, copies);
-        thrust::copy_if(
-          policy, Counting(0), Counting(v), slotOfCopy.data(), IsLaterCopy{ headOfSorted.data() });
+        exec.selectIndices(v, slotOfCopy.data(), IsLaterCopy{ headOfSorted.data() });
         distinct.copyEdges = EdgeKeys<Exec>(exec, copies);
         exec.forEach(copies,
           CopyEdgeKeys<Metric>{ { metric }, slotOfCopy.data(), headOfSorted.data(),
@@ -234,8 +232,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
       }
       std::size_t const m = v - copies;
       Buffer<Index, Exec> slotOfPoint(exec, m);
-      thrust::copy_if(
-        policy, Counting(0), Counting(v), slotOfPoint.data(), IsFirstCopy{ headOfSorted.data() });
+      exec.selectIndices(v, slotOfPoint.data(), IsFirstCopy{ headOfSorted.data() });
       headOfSorted.reset();
       if (countCopies)
       {

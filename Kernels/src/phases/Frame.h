@@ -334,8 +334,7 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   }
   else
   {
-    thrust::copy_if(policy, Counting(0), Counting(n), framed.pointOfSorted.data(),
-      IsFinitePoint<T, Dim>{ input });
+    exec.selectIndices(n, framed.pointOfSorted.data(), IsFinitePoint<T, Dim>{ input });
   }
   Frame frame{ { box.lo[0], box.lo[1], box.lo[2] }, 1.0, { 0.0, 0.0, 0.0 } };
   double extent = 0.0;

@@ -188,8 +188,7 @@ Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
   else if (tied > 0)
   {
     Buffer<Index, Exec> slotOfTie(exec, tied);
-    thrust::copy_if(
-      policy, Counting(0), Counting(e), slotOfTie.data(), SharesLength{ lengthBits, e });
+    exec.selectIndices(e, slotOfTie.data(), SharesLength{ lengthBits, e });
     Buffer<TiedEdge, Exec> tie(exec, tied);
     exec.forEach(tied, GatherTies{ slotOfTie.data(), lengthBits, pairOfEdge, tie.data() });
     thrust::sort(policy, tie.data(), tie.end(), TiedEdgeLess{});
