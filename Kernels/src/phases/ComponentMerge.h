@@ -104,41 +104,47 @@ struct ClearWinners
 };
 
 /// Connect: every component hooks onto the component at the other end of its minimum edge.
-struct HookComponents
+/// With a strict total order the hooks form a forest plus exactly one 2-cycle per tree (two
+/// components that chose the same edge). The smaller of the pair becomes the root; every other
+/// component adds its edge. One pass: each component computes its own hook and, where it is the
+/// smaller of a possible pair, the other's (from the winners and the points' labels, which do not
+/// change here), and writes only its own entry. In round one the hooks are the answers already
+/// (hooksAreAnswers: every label is its point's index); a root still writes itself there, and
+/// the only reader of that entry is a smaller component hooked onto it, not its partner, which
+/// learns from either value that it is not a root.
+/// Then clears this component's bound for the next round (labels there are < k).
+struct HookAndEmit
 {
   const PointRecord* recordOfPoint; ///< [m]
   CandidateArrays candidates;
   ComponentArrays comps;
-  EMST_HD void operator()(std::size_t c) const
-  {
-    Index const winner = comps.winner(static_cast<Index>(c));
-    comps.hookOfComp[c] = recordOfPoint[candidates.candidateOfPoint[winner]].comp;
-  }
-};
-
-/// With a strict total order the hooks form a forest plus exactly one 2-cycle per tree (two
-/// components that chose the same edge). The smaller of the pair becomes the root; every other
-/// component adds its edge. Race-free: only the smaller member of a pair writes (its own entry),
-/// and the value it reads (the larger member's hook) is never written in this step.
-/// Then clears this component's bound for the next round (labels there are < k).
-struct RootAndEmit
-{
-  CandidateArrays candidates;
-  ComponentArrays comps;
   TreeEdges edges;
+  bool hooksAreAnswers;
+
+  /// The component at the other end of c's minimum edge.
+  EMST_HD EMST_FORCEINLINE Index hookOf(Index c) const
+  {
+    return hooksAreAnswers ? loadShared(&comps.hookOfComp[c])
+                           : recordOfPoint[candidates.candidateOfPoint[comps.winner(c)]].comp;
+  }
+
   EMST_HD void operator()(std::size_t index) const
   {
     Index const c = static_cast<Index>(index);
-    Index const t = comps.hookOfComp[c];
+    Index const t = this->hookOf(c);
     Index const p = comps.winner(c);
     if (comps.boundOfComp)
     {
       comps.reset(c);
     }
-    if (c < t && loadShared(&comps.hookOfComp[t]) == c)
+    if (c < t && this->hookOf(t) == c)
     {
       storeShared(&comps.hookOfComp[c], c);
       return;
+    }
+    if (!hooksAreAnswers)
+    {
+      comps.hookOfComp[c] = t;
     }
     std::uint32_t const slot = takeSlot(edges.edgeCount);
     if (slot < edges.capacity)
@@ -216,12 +222,8 @@ void connect(Exec& exec, const PointArrays& points, const CandidateArrays& candi
   const std::uint32_t* components, bool hooksAreAnswers)
 {
   auto const range = exec.range("connect");
-  if (!hooksAreAnswers)
-  {
-    exec.forEachComponent(
-      known, components, HookComponents{ points.recordOfPoint, candidates, comps });
-  }
-  exec.forEachComponent(known, components, RootAndEmit{ candidates, comps, edges });
+  exec.forEachComponent(known, components,
+    HookAndEmit{ points.recordOfPoint, candidates, comps, edges, hooksAreAnswers });
 }
 
 /// Compact: roots and new labels; *componentsAfter (zero on entry) receives the new count.

@@ -54,7 +54,7 @@ EMST_HD EMST_FORCEINLINE void tightenBound(std::uint32_t* boundOfComp, Index c, 
 }
 
 /// Resets the per-component bounds for a round (the later rounds reset their own entries in
-/// RootAndEmit, once read).
+/// HookAndEmit, once read).
 struct ResetComponents
 {
   ComponentArrays comps;
@@ -102,7 +102,7 @@ public:
   const ComponentArrays& ofRound(int round) const { return round == 1 ? this->First : this->Later; }
 
   /// Whether round `round`'s hooks are the points' answers (round one's; connect then has no
-  /// hooks to write: HookComponents would write each answer over itself).
+  /// hooks to write: HookAndEmit would write each answer over itself).
   static bool hooksAreAnswers(int round) { return round == 1; }
 
   /// Whether the answers' array holds the previous round's new labels when round `round`
@@ -129,7 +129,7 @@ public:
 
   /// Gets the arrays ready for round `round` with at most `known` components (*components on
   /// the backend). Round two is the first with bounds; later rounds reset their own entries in
-  /// RootAndEmit, once read.
+  /// HookAndEmit, once read.
   void prepare(Exec& exec, int round, std::size_t known, const std::uint32_t* components) const
   {
     if (round == 2)
