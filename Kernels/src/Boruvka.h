@@ -382,6 +382,9 @@ private:
     std::size_t known = m; // components at the last look
     int round = 0;
     double const logM = std::log(static_cast<double>(m));
+    // Each look reads the whole history (a few hundred bytes, as fast as one value): the last
+    // one is what checkRounds checks, without another wait.
+    std::vector<std::uint32_t> history(RoundCounters::kMaxRounds + 2);
     while (known > 1)
     {
       // Components shrink about four-fold per round: queue about as many rounds as that
@@ -401,9 +404,10 @@ private:
           ("round " + std::to_string(round)).c_str());
         this->enqueueRound(round, known, rounds);
       }
-      known = this->X.read(rounds.counters.after(round));
+      this->X.copyToHostUntimed(history.data(), counters.data(), history.size());
+      known = history[round + 1];
     }
-    this->checkRounds(counters, round, m, stats);
+    this->checkRounds(history, round, m, stats);
   }
 
   /// One Borůvka round, queued without any host wait. counters.before(round) holds the
@@ -451,10 +455,9 @@ private:
 
   /// Checks the whole history: every round that started with several components ended with
   /// fewer, the last with one, and m-1 edges were emitted.
-  void checkRounds(const Buf<std::uint32_t>& counters, int rounds, std::size_t m, Stats& stats)
+  void checkRounds(
+    const std::vector<std::uint32_t>& history, int rounds, std::size_t m, Stats& stats)
   {
-    std::vector<std::uint32_t> history(RoundCounters::kMaxRounds + 2);
-    this->X.copyToHostUntimed(history.data(), counters.data(), history.size());
     stats.rounds = 0;
     for (int r = 1; r <= rounds && history[r] > 1; ++r)
     {
