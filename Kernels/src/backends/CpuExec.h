@@ -154,11 +154,6 @@ public:
     this->forEach(n, [p, value](std::size_t i) { p[i] = value; });
   }
   template <class T>
-  T read(const T* p)
-  {
-    return *p;
-  }
-  template <class T>
   void copyToHostUntimed(T* dst, const T* src, std::size_t n)
   {
     this->copyToHost(dst, src, n);

@@ -188,8 +188,7 @@ public:
     this->MaxBlocks = static_cast<std::size_t>(multiprocessors) * 8; // a full resident wave
     // Overlapped launches need a device of compute capability 9.0 or more running kernels built
     // for one (their followPreviousKernel waits; built for an older one, or compiled at run time
-    // from an older one's PTX, it is empty). Knob
-    // EMST_CUDA_OVERLAP=0: plain stream order, for comparisons.
+    // from an older one's PTX, it is empty). Knob EMST_CUDA_OVERLAP=0: plain stream order.
     int major = 0;
     EMST_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     cudaFuncAttributes kernel{};
@@ -312,14 +311,6 @@ public:
   void fill(T* p, std::size_t n, T value)
   {
     this->forEach(n, FillValue<T>{ p, value });
-  }
-  template <class T>
-  T read(const T* p)
-  {
-    T value;
-    EMST_CUDA_CHECK(cudaMemcpyAsync(&value, p, sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
-    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
-    return value;
   }
   template <class T>
   void copyToHostUntimed(T* dst, const T* src, std::size_t n)
