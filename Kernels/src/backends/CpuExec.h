@@ -10,7 +10,10 @@
 #include "emst/Emst.h"
 
 #include <thrust/copy.h>
+#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
 #include <thrust/system/omp/execution_policy.h>
 
 #include <chrono>
@@ -117,6 +120,19 @@ public:
   {
     thrust::copy_if(this->policy(), thrust::counting_iterator<std::size_t>(0),
       thrust::counting_iterator<std::size_t>(n), out, pred);
+  }
+
+  /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless *components <= 1.
+  template <class F>
+  void runningMaximum(std::size_t n, const std::uint32_t* components, const F& f, Index* out)
+  {
+    if (n == 0 || *components <= 1)
+    {
+      return;
+    }
+    auto const values =
+      thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), f);
+    thrust::inclusive_scan(this->policy(), values, values + n, out, thrust::maximum<Index>());
   }
 
   void* allocate(std::size_t bytes)

@@ -10,8 +10,11 @@
 #include "base/Index.h"
 #include "emst/Emst.h"
 
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <cuda_runtime.h>
@@ -112,6 +115,113 @@ __global__ void __launch_bounds__(Block)
   if (i < n)
   {
     f(i);
+  }
+}
+
+/// The running maximum (Exec::runningMaximum) in two launches of one tile a block, instead of
+/// the library's scan (its decoupled look-back cost about 15 us a call whatever the size: most
+/// of a round's bookkeeping on a small cloud). Index values, 0 the identity.
+constexpr int kScanBlock = 256;
+constexpr int kScanItems = 4; // tiles of 1024: 4 or 8 measured alike at 10^7 points, 4 faster below
+constexpr std::size_t kScanTile = std::size_t(kScanBlock) * kScanItems;
+/// Tiles up to which each block of the second launch reduces the maxima of the tiles before its
+/// own (at most 16 loads a thread); beyond, a device scan of the tile maxima comes between.
+constexpr std::size_t kScanTilesReduced = 4096;
+
+struct IndexMaximum
+{
+  __host__ __device__ __forceinline__ Index operator()(Index a, Index b) const
+  {
+    return a > b ? a : b;
+  }
+};
+
+/// First launch: tileMaximum[t] = max f(i) over tile t, unless the round is done.
+template <class F>
+__global__ void __launch_bounds__(kScanBlock)
+  tileMaximumKernel(std::size_t n, const std::uint32_t* components, F f, Index* tileMaximum)
+{
+  followPreviousKernel();
+  if (*components <= 1)
+  {
+    return;
+  }
+  std::size_t const first = static_cast<std::size_t>(blockIdx.x) * kScanTile;
+  Index value = 0;
+  for (int k = 0; k < kScanItems; ++k)
+  {
+    std::size_t const i = first + static_cast<std::size_t>(k) * kScanBlock + threadIdx.x;
+    if (i < n)
+    {
+      value = IndexMaximum{}(value, f(i));
+    }
+  }
+  using Reduce = cub::BlockReduce<Index, kScanBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  Index const total = Reduce(temp).Reduce(value, IndexMaximum{});
+  if (threadIdx.x == 0)
+  {
+    tileMaximum[blockIdx.x] = total;
+  }
+}
+
+/// Second launch: out[i] = max f(0..i). The tile's prefix is the maximum of the tiles before it:
+/// reduced here from tileMaximum (`scanned` false), or read from it when a scan of the tile
+/// maxima came between (`scanned`: tileMaximum[t] is then the maximum of the tiles before t).
+template <class F>
+__global__ void __launch_bounds__(kScanBlock) runningMaximumKernel(std::size_t n,
+  const std::uint32_t* components, F f, const Index* tileMaximum, bool scanned, Index* out)
+{
+  followPreviousKernel();
+  if (*components <= 1)
+  {
+    return;
+  }
+  using Reduce = cub::BlockReduce<Index, kScanBlock>;
+  using Scan = cub::BlockScan<Index, kScanBlock>;
+  __shared__ union
+  {
+    typename Reduce::TempStorage reduce;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ Index tilePrefix;
+  if (scanned)
+  {
+    if (threadIdx.x == 0)
+    {
+      tilePrefix = tileMaximum[blockIdx.x];
+    }
+  }
+  else
+  {
+    Index before = 0;
+    for (unsigned t = threadIdx.x; t < blockIdx.x; t += kScanBlock)
+    {
+      before = IndexMaximum{}(before, tileMaximum[t]);
+    }
+    Index const total = Reduce(temp.reduce).Reduce(before, IndexMaximum{});
+    if (threadIdx.x == 0)
+    {
+      tilePrefix = total;
+    }
+  }
+  __syncthreads();
+  // Each thread a run of kScanItems consecutive values (the block scan's blocked arrangement).
+  std::size_t const first =
+    static_cast<std::size_t>(blockIdx.x) * kScanTile + std::size_t(threadIdx.x) * kScanItems;
+  Index value[kScanItems];
+  for (int k = 0; k < kScanItems; ++k)
+  {
+    value[k] = first + k < n ? f(first + k) : 0u;
+  }
+  Scan(temp.scan).InclusiveScan(value, value, IndexMaximum{});
+  Index const prefix = tilePrefix;
+  for (int k = 0; k < kScanItems; ++k)
+  {
+    if (first + k < n)
+    {
+      out[first + k] = IndexMaximum{}(prefix, value[k]);
+    }
   }
 }
 
@@ -269,6 +379,35 @@ public:
     this->deallocate(scratch, scratchBytes);
     EMST_CUDA_CHECK(status);
     this->checkLaunch("DeviceSelect::If");
+  }
+
+  /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless the round has nothing
+  /// left to do (*components <= 1, as forEachUnlessDone). Two launches of one tile a block (a
+  /// third, a device scan of the tile maxima, beyond kScanTilesReduced tiles).
+  template <class F>
+  void runningMaximum(std::size_t n, const std::uint32_t* components, const F& f, Index* out)
+  {
+    if (n == 0)
+    {
+      return;
+    }
+    std::size_t const tiles = (n + kScanTile - 1) / kScanTile;
+    std::size_t const bytes = tiles * sizeof(Index);
+    auto* const tileMaximum = static_cast<Index*>(this->allocate(bytes));
+    unsigned const blocks = static_cast<unsigned>(tiles);
+    this->launch(
+      "tileMaximumKernel", tileMaximumKernel<F>, blocks, kScanBlock, n, components, f, tileMaximum);
+    bool const scanned = tiles > kScanTilesReduced;
+    if (scanned)
+    {
+      // Far more tiles than a block reduces: each tile's prefix by a device scan (exclusive).
+      auto policy = this->policy();
+      thrust::exclusive_scan(
+        policy, tileMaximum, tileMaximum + tiles, tileMaximum, Index(0), IndexMaximum{});
+    }
+    this->launch("runningMaximumKernel", runningMaximumKernel<F>, blocks, kScanBlock, n, components,
+      f, static_cast<const Index*>(tileMaximum), scanned, out);
+    this->deallocate(tileMaximum, bytes);
   }
 
   void* allocate(std::size_t bytes)

@@ -754,10 +754,7 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
       search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
   if (leaves > 1)
   {
-    auto runStarts =
-      thrust::make_transform_iterator(Counting(0), LabelRunStart{ labels.labelOfLeaf });
-    thrust::inclusive_scan(
-      exec.policy(), runStarts, runStarts + leaves, labels.runOfLeaf, thrust::maximum<Index>());
+    exec.runningMaximum(leaves, components, LabelRunStart{ labels.labelOfLeaf }, labels.runOfLeaf);
     exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
 }
