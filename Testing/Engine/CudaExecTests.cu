@@ -57,8 +57,8 @@ T* deviceCopy(const std::vector<T>& host)
 {
   T* device = nullptr;
   EXPECT_EQ(cudaMalloc(&device, (host.size() + 1) * sizeof(T)), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
-    cudaSuccess);
+  EXPECT_EQ(
+    cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   return device;
 }
 
