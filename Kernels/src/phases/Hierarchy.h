@@ -336,35 +336,63 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
   }
 }
 
-/// True when every point outside the Morton cell is farther from q (frame coordinates) than
-/// sqrt(limit). In lattice units (latticeScale: Quantizer::scale), in double: a point outside
-/// has a lattice coordinate out of [lo, hi), and its coordinate differs from lattice*scale by
-/// the float rounding of that product, at most 2^-24 relative; the 2^-23 factors cover it twice
-/// over. The cube's outer faces need no test.
+/// True when every point outside the Morton cells of a climb (the cells of one leaf's ancestors,
+/// smaller to larger) is farther from q (frame coordinates) than sqrt(limit). In lattice units
+/// (latticeScale: Quantizer::scale), in double: a point outside has a lattice coordinate out of
+/// [lo, hi), and its coordinate differs from lattice*scale by the float rounding of that product,
+/// at most 2^-24 relative; the 2^-23 factors cover it twice over. The cube's outer faces need no
+/// test. Every cell of a climb is a prefix of the first one's code, so the first cell's lower
+/// corner gives every later one by clearing low bits: one decode a climb, not one a level.
 template <int Dim>
-EMST_HD bool ballInsideCell(std::uint64_t cell, const float* q, float limit, float latticeScale)
+struct ClimbCells
 {
-  std::uint64_t lo[Dim], hi[Dim];
-  MortonCell<Dim>::decode(cell, lo, hi);
-  double const scale = latticeScale;
-  double const radius = sqrt(static_cast<double>(limit)) * scale * (1.0 + 0x1p-30);
-  double const top = static_cast<double>(std::uint64_t(1) << MortonCell<Dim>::kBits);
-  for (int a = 0; a < Dim; ++a)
+  static constexpr int kBits = MortonCell<Dim>::kBits;
+  static constexpr int kCodeBits = MortonCell<Dim>::kCodeBits;
+
+  /// `first`: the first cell the climb tests (0: none is tested).
+  EMST_HD EMST_FORCEINLINE explicit ClimbCells(std::uint64_t first)
+    : corner{}
   {
-    double const u = static_cast<double>(q[a]) * scale;
-    double const l = static_cast<double>(lo[a]);
-    double const h = static_cast<double>(hi[a]);
-    if (lo[a] > 0 && !(u - l * (1.0 + 0x1p-23) > radius))
+    if (first == 0)
     {
-      return false;
+      return;
     }
-    if (h < top && !(h * (1.0 - 0x1p-23) - u > radius))
+    std::uint64_t lo[Dim], hi[Dim];
+    MortonCell<Dim>::decode(first, lo, hi);
+    for (int a = 0; a < Dim; ++a)
     {
-      return false;
+      corner[a] = static_cast<std::uint32_t>(lo[a]); // < 2^kBits <= 2^31
     }
   }
-  return true;
-}
+
+  EMST_HD bool ballInside(std::uint64_t cell, const float* q, float limit, float latticeScale) const
+  {
+    int const prefixBits = kCodeBits - ctz64(cell);
+    double const scale = latticeScale;
+    double const radius = sqrt(static_cast<double>(limit)) * scale * (1.0 + 0x1p-30);
+    double const top = static_cast<double>(std::uint64_t(1) << kBits);
+    for (int a = 0; a < Dim; ++a)
+    {
+      int const fixedBits = (prefixBits + Dim - 1 - a) / Dim;
+      std::uint64_t const size = std::uint64_t(1) << (kBits - fixedBits);
+      std::uint64_t const lo = corner[a] & ~(size - 1);
+      double const u = static_cast<double>(q[a]) * scale;
+      double const l = static_cast<double>(lo);
+      double const h = static_cast<double>(lo + size);
+      if (lo > 0 && !(u - l * (1.0 + 0x1p-23) > radius))
+      {
+        return false;
+      }
+      if (h < top && !(h * (1.0 - 0x1p-23) - u > radius))
+      {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  std::uint32_t corner[Dim]; ///< the first cell's lower corner (lattice)
+};
 
 /// The search of a point of `leaf` (frame coordinates q), after its own leaf: up the radix tree,
 /// searching each sibling subtree within the limit, until the root, or (when `ballStops`, valid
@@ -375,7 +403,9 @@ template <int Dim, class Visitor>
 EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, Index leaf,
   const float* q, float latticeScale, bool ballStops, Visitor& visitor)
 {
-  for (Index up = tree.parentOfLeaf[leaf];;)
+  Index up = tree.parentOfLeaf[leaf];
+  ClimbCells<Dim> const cells(ballStops ? tree.cellOfNode[up & ~kSlotBit] : 0);
+  for (;;)
   {
     Index const node = up & ~kSlotBit;
     int const sibling = (up & kSlotBit) ? 0 : 1;
@@ -386,7 +416,7 @@ EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, In
     }
     up = tree.parentOfNode[node];
     if (up == kNone ||
-      (ballStops && ballInsideCell<Dim>(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
+      (ballStops && cells.ballInside(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
         visitor.ballClearOfFaces(q)))
     {
       break;
