@@ -490,10 +490,11 @@ struct ForeignSearch
   }
   EMST_HD EMST_FORCEINLINE void scanLeaf(Index leaf)
   {
+    const PointRecord* const records = ctx->points.recordOfPoint;
     Index const end = ctx->cells.firstPointOfLeaf[leaf + 1];
     for (Index k = ctx->cells.firstPointOfLeaf[leaf]; k < end; ++k)
     {
-      ctx->consider(ctx->points.recordOfPoint[k], k, q, p, comp, best);
+      ctx->consider(loadRecord(records + k), k, q, p, comp, best);
     }
   }
 };
