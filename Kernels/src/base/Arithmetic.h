@@ -92,6 +92,20 @@ EMST_HD EMST_FORCEINLINE float fmaxOf(float a, float b)
   return a > b ? a : b;
 }
 
+/// How far x lies outside [lo, hi] (lo <= hi, none NaN): lo - x below it, x - hi above it, else
+/// 0, each difference rounded once. The device computes both differences and takes the larger
+/// (the positive one where either is; inside both are at most 0) without a branch: a node visit
+/// of the searches tests six such gaps, and their branches cost the GPU's walks 10-12% (ncu);
+/// a CPU predicts the branches and is faster with them. The same value either way.
+EMST_HD EMST_FORCEINLINE float gapToInterval(float x, float lo, float hi)
+{
+#if defined(__CUDA_ARCH__)
+  return fmaxf(fmaxf(__fsub_rn(lo, x), __fsub_rn(x, hi)), 0.0f);
+#else
+  return x < lo ? lo - x : (x > hi ? x - hi : 0.0f);
+#endif
+}
+
 EMST_HD EMST_FORCEINLINE std::uint32_t floatBits(float f)
 {
 #if defined(__CUDA_ARCH__)

@@ -106,15 +106,7 @@ struct EuclideanMetric
     float s = 0.0f;
     for (int a = 0; a < Dim; ++a)
     {
-      float d = 0.0f;
-      if (q.x[a] < lo[a])
-      {
-        d = fsub(lo[a], q.x[a]);
-      }
-      else if (q.x[a] > hi[a])
-      {
-        d = fsub(q.x[a], hi[a]);
-      }
+      float const d = gapToInterval(q.x[a], lo[a], hi[a]);
       float const dd = fmul(d, d);
       s = (a == 0) ? dd : fadd(s, dd);
     }
