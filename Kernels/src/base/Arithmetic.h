@@ -100,7 +100,7 @@ EMST_HD EMST_FORCEINLINE float fmaxOf(float a, float b)
 EMST_HD EMST_FORCEINLINE float gapToInterval(float x, float lo, float hi)
 {
 #if defined(__CUDA_ARCH__)
-  return fmaxf(fmaxf(__fsub_rn(lo, x), __fsub_rn(x, hi)), 0.0f);
+  return fmaxOf(fmaxOf(__fsub_rn(lo, x), __fsub_rn(x, hi)), 0.0f); // fmaxf: 1-2% slower walks
 #else
   return x < lo ? lo - x : (x > hi ? x - hi : 0.0f);
 #endif
