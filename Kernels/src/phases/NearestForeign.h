@@ -245,6 +245,7 @@ struct SearchContext
     {
       return; // its key exceeds the best's
     }
+    k = opaqueIndex(k); // the loop steps k alone
     Index const in = points.inputOfPoint[k];
     if (d2 < best.sure)
     {
