@@ -482,7 +482,10 @@ struct ForeignSearch
 
   EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Dim>& n, Index node, int slot) const
   {
-    return n.label[slot] != comp ? ctx->metric.boxDistance2(q, n, node, slot) : floatInfinity();
+    // Both computed, then chosen: as a conditional evaluation the box distance was a divergent
+    // branch of its own in every node visit.
+    float const distance = ctx->metric.boxDistance2(q, n, node, slot);
+    return n.label[slot] != comp ? distance : floatInfinity();
   }
   EMST_HD EMST_FORCEINLINE float limit() const { return best.limit; }
   EMST_HD EMST_FORCEINLINE bool ballClearOfFaces(const float* x) const
