@@ -291,9 +291,9 @@ template <int Dim, class Visitor>
 EMST_HD EMST_FORCEINLINE void searchSubtree(
   const TreeNode<Dim>* nodes, Index root, Visitor& visitor)
 {
-  // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow.
-  Index stackNode[64];
-  float stackDistance[64];
+  // The radix tree over <= 64-bit keys is at most 64 deep: the stack cannot overflow. An entry
+  // is a child and its box distance in one word (one store and one load a visit, not two).
+  std::uint64_t stack[64];
   int top = 0;
   Index next = root;
   for (;;)
@@ -314,8 +314,8 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
       if (go0 && go1)
       {
         bool const nearFirst = d0 <= d1;
-        stackNode[top] = nearFirst ? n.child[1] : n.child[0];
-        stackDistance[top] = nearFirst ? d1 : d0;
+        stack[top] = (std::uint64_t(floatBits(nearFirst ? d1 : d0)) << 32) |
+          (nearFirst ? n.child[1] : n.child[0]);
         ++top;
         next = nearFirst ? n.child[0] : n.child[1];
       }
@@ -327,7 +327,10 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
     while (next == kNone && top > 0)
     {
       --top;
-      next = stackDistance[top] <= visitor.limit() ? stackNode[top] : kNone;
+      std::uint64_t const entry = stack[top];
+      next = bitsFloat(static_cast<std::uint32_t>(entry >> 32)) <= visitor.limit()
+        ? static_cast<Index>(entry)
+        : kNone;
     }
     if (next == kNone)
     {
