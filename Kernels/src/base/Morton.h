@@ -122,7 +122,8 @@ struct MortonCell
   {
     int const shift = ctz64(cell);
     int const prefixBits = kCodeBits - shift;
-    std::uint64_t const code = (cell >> (shift + 1)) << shift;
+    // The whole cube (no prefix: the marker is the word's top bit in 3D) has no code bits.
+    std::uint64_t const code = shift + 1 < 64 ? (cell >> (shift + 1)) << shift : 0u;
     for (int a = 0; a < Dim; ++a)
     {
       std::uint64_t const q =
