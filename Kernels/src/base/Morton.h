@@ -117,6 +117,13 @@ struct MortonCell
     return (((code >> shift) << 1) | 1u) << shift;
   }
 
+  /// Of a cell's prefix bits, how many fall on `axis` (the code interleaves the axes, axis 0
+  /// first): the cell's side on that axis is 2^(kBits - that many) lattice units.
+  EMST_HD static int prefixBitsOnAxis(int prefixBits, int axis)
+  {
+    return (prefixBits + Dim - 1 - axis) / Dim;
+  }
+
   /// Lattice range [lo, hiExclusive) of the cell on each axis.
   EMST_HD static void decode(std::uint64_t cell, std::uint64_t* lo, std::uint64_t* hiExclusive)
   {
@@ -128,7 +135,7 @@ struct MortonCell
     {
       std::uint64_t const q =
         Dim == 3 ? compactBits3(code >> (2 - a)) : compactBits2(code >> (1 - a));
-      int const fixedBits = (prefixBits + Dim - 1 - a) / Dim;
+      int const fixedBits = prefixBitsOnAxis(prefixBits, a);
       lo[a] = q;
       hiExclusive[a] = q + (std::uint64_t(1) << (kBits - fixedBits));
     }

@@ -376,7 +376,7 @@ struct ClimbCells
     double const top = static_cast<double>(std::uint64_t(1) << kBits);
     for (int a = 0; a < Dim; ++a)
     {
-      int const fixedBits = (prefixBits + Dim - 1 - a) / Dim;
+      int const fixedBits = MortonCell<Dim>::prefixBitsOnAxis(prefixBits, a);
       std::uint64_t const size = std::uint64_t(1) << (kBits - fixedBits);
       std::uint64_t const lo = corner[a] & ~(size - 1);
       double const u = static_cast<double>(q[a]) * scale;
