@@ -56,7 +56,7 @@ template <class T>
 T* deviceCopy(const std::vector<T>& host)
 {
   T* device = nullptr;
-  EXPECT_EQ(cudaMalloc(&device, (host.size() + 1) * sizeof(T)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&device, host.size() * sizeof(T)), cudaSuccess);
   EXPECT_EQ(
     cudaMemcpy(device, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   return device;

@@ -13,6 +13,7 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/system/cuda/execution_policy.h>
@@ -128,13 +129,7 @@ constexpr std::size_t kScanTile = std::size_t(kScanBlock) * kScanItems;
 /// own (at most 16 loads a thread); beyond, a device scan of the tile maxima comes between.
 constexpr std::size_t kScanTilesReduced = 4096;
 
-struct IndexMaximum
-{
-  __host__ __device__ __forceinline__ Index operator()(Index a, Index b) const
-  {
-    return a > b ? a : b;
-  }
-};
+using IndexMaximum = thrust::maximum<Index>;
 
 /// First launch: tileMaximum[t] = max f(i) over tile t, unless the round is done.
 template <class F>
