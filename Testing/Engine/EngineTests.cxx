@@ -310,6 +310,45 @@ TEST_P(Engine, SmallLattices)
   }
 }
 
+TEST_P(Engine, TiedRunsOfEveryLength)
+{
+  // Runs of equal edge lengths on both sides of the output's short-run limit (kShortRun, 8:
+  // sorted in place by one thread) and far beyond it (gathered and sorted): chains of collinear
+  // points at spacings exact in binary, one spacing per run (two chains share a spacing, so that
+  // a run interleaves their pairs), the chains apart by distinct integer gaps; the input order
+  // shuffled, so that every run's pairs come out of the length sort unordered.
+  const std::vector<std::vector<int>> runs = { { 2 }, { 3 }, { 5 }, { 7 }, { 8 }, { 4, 4 }, { 9 },
+    { 4, 5 }, { 10 }, { 16, 15 }, { 33 }, { 64 }, { 200 } };
+  for (int dim : { 2, 3 })
+  {
+    std::vector<Point> chains;
+    double y = 0.0;
+    int chain = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r)
+    {
+      double const spacing = 1.0 + static_cast<double>(r + 1) / 64.0;
+      for (int edges : runs[r])
+      {
+        y += 100.0 + chain++;
+        for (int k = 0; k <= edges; ++k)
+        {
+          Point p{};
+          p[0] = k * spacing;
+          p[1] = dim == 2 ? y : 0.0;
+          p[2] = dim == 3 ? y : 0.0;
+          chains.push_back(p);
+        }
+      }
+    }
+    for (const Cloud& cloud :
+      { makeCloud(std::to_string(dim) + "D chains, shuffled", dim, F32, permuted(chains, 21)),
+        makeCloud(std::to_string(dim) + "D chains, shuffled", dim, F64, permuted(chains, 22)) })
+    {
+      EXPECT_TRUE(this->check(cloud));
+    }
+  }
+}
+
 // ---- duplicates ----------------------------------------------------------------------------
 
 namespace

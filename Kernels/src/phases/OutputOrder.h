@@ -3,7 +3,8 @@
 //
 // Last phase, the output order: the tree's edges and the copies' edges as one list, in input
 // indices with double lengths, in the canonical order (length, i, j) that the public API
-// promises. Sizes: m distinct points, d later copies, e = m - 1 + d edges, t tied edges.
+// promises. Sizes: m distinct points, d later copies, e = m - 1 + d edges, t edges in long runs
+// of equal lengths.
 #pragma once
 
 #include "base/Algorithms.h"
@@ -61,16 +62,79 @@ struct TreeEdgeKeys
   }
 };
 
-/// After sorting by length only: 1 where an edge has the same length as a neighbour. Only
-/// there can the pair order still be wrong (lattices, copies).
-struct SharesLength
+/// Runs of equal lengths up to this long are put in pair order in place, each by one thread
+/// (SortShortRuns); longer ones (lattices, where one length may hold most of the list) are
+/// gathered and sorted together (InLongRun). Measured (H100): with 32, a thread's insertion
+/// sort of a long short run was the whole pass's time on small sets (up to 0.17 ms more on
+/// lidar_lonestar519k, whose runs of 9 to 32 hold 0.3 million edges); with 32 or 16 in
+/// registers, the pass's register count slowed it on large ones. On 10^7 uniform points in 2D,
+/// 0.5% of the tied edges are in runs longer than 8.
+constexpr int kShortRun = 8;
+
+/// After sorting by length only: the thread at the start of a run of two to kShortRun equal
+/// lengths sorts the run's pairs (an insertion sort). Float coordinates give a
+/// length a twin by chance (on 3 * 10^7 uniform points in 2D, most of the lengths): such runs
+/// are short, and one pass over the list orders them all.
+struct SortShortRuns
+{
+  const std::uint64_t* lengthBits; ///< [e], sorted
+  std::uint64_t* pairOfEdge;       ///< [e], sorted within each short run on return
+  std::size_t count;
+  EMST_HD void operator()(std::size_t s) const
+  {
+    std::uint64_t const length = lengthBits[s];
+    if ((s > 0 && lengthBits[s - 1] == length) || s + 1 >= count || lengthBits[s + 1] != length)
+    {
+      return; // not the first of a run of two or more
+    }
+    std::size_t end = s + 2;
+    while (end < count && lengthBits[end] == length)
+    {
+      if (end - s == kShortRun)
+      {
+        return; // a long run
+      }
+      ++end;
+    }
+    int const size = static_cast<int>(end - s);
+    std::uint64_t run[kShortRun];
+    for (int k = 0; k < size; ++k)
+    {
+      std::uint64_t const pair = pairOfEdge[s + k];
+      int j = k;
+      for (; j > 0 && run[j - 1] > pair; --j)
+      {
+        run[j] = run[j - 1];
+      }
+      run[j] = pair;
+    }
+    for (int k = 0; k < size; ++k)
+    {
+      pairOfEdge[s + k] = run[k];
+    }
+  }
+};
+
+/// After sorting by length only: whether edge s lies in a run of more than kShortRun equal
+/// lengths (counting at most kShortRun + 1 of them). Only there can the pair order still be
+/// wrong once SortShortRuns has run.
+struct InLongRun
 {
   const std::uint64_t* lengthBits; ///< [e], sorted
   std::size_t count;
   EMST_HD bool operator()(std::size_t s) const
   {
-    return (s > 0 && lengthBits[s] == lengthBits[s - 1]) ||
-      (s + 1 < count && lengthBits[s] == lengthBits[s + 1]);
+    std::uint64_t const length = lengthBits[s];
+    int same = 1;
+    for (std::size_t k = s; k > 0 && same <= kShortRun && lengthBits[k - 1] == length; --k)
+    {
+      ++same;
+    }
+    for (std::size_t k = s + 1; k < count && same <= kShortRun && lengthBits[k] == length; ++k)
+    {
+      ++same;
+    }
+    return same > kShortRun;
   }
 };
 
@@ -100,7 +164,7 @@ struct GatherTies
   }
 };
 
-/// Tied runs keep their positions (length is the major key): the sorted ties go back in place.
+/// Long runs keep their positions (length is the major key): the sorted ties go back in place.
 struct ScatterTies
 {
   const Index* slotOfTie;    ///< [t]
@@ -172,23 +236,25 @@ Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
       policy, copyEdges.pairOfEdge.data(), copyEdges.pairOfEdge.end(), pairOfEdge + treeEdges);
     copyEdges.reset();
   }
-  // One radix sort by length; then only runs of equal lengths need the pair order.
+  // One radix sort by length; then only runs of equal lengths need the pair order: the short
+  // ones in place, the long ones (`tied` edges in all) gathered.
   thrust::stable_sort_by_key(policy, lengthBits, lengthBits + e, pairOfEdge);
+  exec.forEach(e, SortShortRuns{ lengthBits, pairOfEdge, e });
   std::size_t const tied = static_cast<std::size_t>(
-    thrust::count_if(policy, Counting(0), Counting(e), SharesLength{ lengthBits, e }));
+    thrust::count_if(policy, Counting(0), Counting(e), InLongRun{ lengthBits, e }));
   if (tied > 0 && exec.savesMemory() && 36 * tied > 16 * e)
   {
-    // Most lengths tied (lattices, quantised coordinates) in a run that puts memory first: the
-    // whole list sorted again, by pair and then stably by length, takes less room than the tied
-    // edges gathered (the sorts' second copy, 16 bytes an edge, against 36 a tied edge: slot,
-    // key and the merge sort's copy), and 10-15% more time on such sets.
+    // Most lengths in long runs (lattices, quantised coordinates) in a run that puts memory
+    // first: the whole list sorted again, by pair and then stably by length, takes less room
+    // than the long runs gathered (the sorts' second copy, 16 bytes an edge, against 36 an edge
+    // of a long run: slot, key and the merge sort's copy), and 10-15% more time on such sets.
     thrust::stable_sort_by_key(policy, pairOfEdge, pairOfEdge + e, lengthBits);
     thrust::stable_sort_by_key(policy, lengthBits, lengthBits + e, pairOfEdge);
   }
   else if (tied > 0)
   {
     Buffer<Index, Exec> slotOfTie(exec, tied);
-    exec.selectIndices(e, slotOfTie.data(), SharesLength{ lengthBits, e });
+    exec.selectIndices(e, slotOfTie.data(), InLongRun{ lengthBits, e });
     Buffer<TiedEdge, Exec> tie(exec, tied);
     exec.forEach(tied, GatherTies{ slotOfTie.data(), lengthBits, pairOfEdge, tie.data() });
     thrust::sort(policy, tie.data(), tie.end(), TiedEdgeLess{});
