@@ -349,6 +349,36 @@ TEST_P(Engine, TiedRunsOfEveryLength)
   }
 }
 
+TEST_P(Engine, NearlyEqualLengths)
+{
+  // Distinct lengths a few ulps apart, which any coarser sort key than the lengths' own bits
+  // would tie, over a range of twelve orders of magnitude: chains of spacings 2^c (1 + k 2^-40)
+  // (distinct, exact in double, in a shuffled order along each chain) of 50, 8 and 6 edges, the
+  // chains a million apart, and one pair a micron apart. (Measured and not kept: the output
+  // sorted by 32-bit keys of the lengths, the runs of one key ordered afterwards.)
+  std::vector<Point> points;
+  auto chain = [&](double y, int octave, int count)
+  {
+    double x = 0.0;
+    points.push_back(Point{ x, y, 0.0 });
+    for (int k = 0; k < count; ++k)
+    {
+      int const step = (k * 37) % count == 0 ? count : (k * 37) % count; // shuffled, distinct
+      x += std::ldexp(1.0 + std::ldexp(static_cast<double>(step), -40), octave);
+      points.push_back(Point{ x, y, 0.0 });
+    }
+  };
+  chain(0.0, 0, 50);
+  chain(1.0e6, 1, 8);
+  chain(2.5e6, 2, 6);
+  points.push_back(Point{ 0.0, -1.0e-6, 0.0 });
+  for (int dim : { 2, 3 })
+  {
+    EXPECT_TRUE(this->check(makeCloud(
+      std::to_string(dim) + "D chains of nearly equal spacings", dim, F64, permuted(points, 23))));
+  }
+}
+
 // ---- duplicates ----------------------------------------------------------------------------
 
 namespace
