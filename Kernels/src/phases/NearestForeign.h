@@ -512,6 +512,8 @@ struct ForeignSearch
 template <class Metric>
 struct FindNearestForeign
 {
+  static constexpr int kRegisters = Metric::kSearchRegisters; ///< Exec::forEachSearch's budget
+
   SearchContext<Metric> ctx;
 
   EMST_HD void operator()(std::size_t index) const
@@ -699,6 +701,8 @@ struct ListSearchers
 template <class Metric>
 struct FindNearestForeignOfList
 {
+  static constexpr int kRegisters = Metric::kSearchRegisters;
+
   FindNearestForeign<Metric> find;
   const Index* list;          ///< [*count]
   const std::uint32_t* count; ///< [1]

@@ -51,6 +51,7 @@ struct PeriodicMetric
   /// (e) The bottom-up early stop is kept, with the wrap condition of ballClearOfFaces.
   static constexpr bool kBallInCellStops = true;
   static constexpr bool kNeighbourLists = true;
+  static constexpr int kSearchRegisters = 0; // (g): spills at the Euclidean one's
 
   InputPoints<T, Dim, Indexed> points; ///< exact coordinates
   Frame frame;                         ///< origin (lo), period and scale of every axis
