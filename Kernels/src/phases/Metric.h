@@ -20,8 +20,9 @@
 //   (f) kNeighbourLists: whether round one lists each point's nearest points for the later
 //       rounds (NearestForeign.h, answerFromList): the plain metrics; not mutual reachability,
 //       whose many equal keys (the core distances) make the lists cost more than they save.
-//   (g) kSearchRegisters: the registers its searches fit without spilling, which a GPU build may
-//       hold them to for occupancy; 0, the compiler's choice.
+//   (g) kSearchRegisters: the register budget its searches run fastest at on a GPU (measured;
+//       more blocks a multiprocessor against some spilling), which a GPU build holds them to;
+//       0, the compiler's choice.
 // Tolerance must bound the float values (a), (b) against the keys (c) (Arithmetic.h: the
 // Euclidean argument; PeriodicMetric.h: the periodic one, with a wider eta).
 #pragma once

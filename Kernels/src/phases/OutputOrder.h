@@ -72,8 +72,8 @@ struct TreeEdgeKeys
 constexpr int kShortRun = 8;
 
 /// After sorting by length only: the thread at the start of a run of two to kShortRun equal
-/// lengths sorts the run's pairs (an insertion sort). Float coordinates give a
-/// length a twin by chance (on 3 * 10^7 uniform points in 2D, most of the lengths): such runs
+/// lengths sorts the run's pairs (an insertion sort). Float coordinates give a length a twin by
+/// chance (a third of the lengths on 10^7 uniform points in 2D, most on 3 * 10^7): such runs
 /// are short, and one pass over the list orders them all.
 struct SortShortRuns
 {
