@@ -701,7 +701,7 @@ struct ListSearchers
 template <class Metric>
 struct FindNearestForeignOfList
 {
-  static constexpr int kRegisters = Metric::kSearchRegisters;
+  static constexpr int kRegisters = FindNearestForeign<Metric>::kRegisters;
 
   FindNearestForeign<Metric> find;
   const Index* list;          ///< [*count]

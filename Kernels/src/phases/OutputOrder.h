@@ -71,53 +71,10 @@ struct TreeEdgeKeys
 /// 0.5% of the tied edges are in runs longer than 8.
 constexpr int kShortRun = 8;
 
-/// After sorting by length only: the thread at the start of a run of two to kShortRun equal
-/// lengths sorts the run's pairs (an insertion sort). Float coordinates give a length a twin by
-/// chance (a third of the lengths on 10^7 uniform points in 2D, most on 3 * 10^7): such runs
-/// are short, and one pass over the list orders them all.
-struct SortShortRuns
-{
-  const std::uint64_t* lengthBits; ///< [e], sorted
-  std::uint64_t* pairOfEdge;       ///< [e], sorted within each short run on return
-  std::size_t count;
-  EMST_HD void operator()(std::size_t s) const
-  {
-    std::uint64_t const length = lengthBits[s];
-    if ((s > 0 && lengthBits[s - 1] == length) || s + 1 >= count || lengthBits[s + 1] != length)
-    {
-      return; // not the first of a run of two or more
-    }
-    std::size_t end = s + 2;
-    while (end < count && lengthBits[end] == length)
-    {
-      if (end - s == kShortRun)
-      {
-        return; // a long run
-      }
-      ++end;
-    }
-    int const size = static_cast<int>(end - s);
-    std::uint64_t run[kShortRun];
-    for (int k = 0; k < size; ++k)
-    {
-      std::uint64_t const pair = pairOfEdge[s + k];
-      int j = k;
-      for (; j > 0 && run[j - 1] > pair; --j)
-      {
-        run[j] = run[j - 1];
-      }
-      run[j] = pair;
-    }
-    for (int k = 0; k < size; ++k)
-    {
-      pairOfEdge[s + k] = run[k];
-    }
-  }
-};
-
 /// After sorting by length only: whether edge s lies in a run of more than kShortRun equal
-/// lengths (counting at most kShortRun + 1 of them). Only there can the pair order still be
-/// wrong once SortShortRuns has run.
+/// lengths (counting at most kShortRun + 1 of them): the one test of a long run, which
+/// SortShortRuns leaves to the gathered sort. Only there can the pair order still be wrong once
+/// SortShortRuns has run.
 struct InLongRun
 {
   const std::uint64_t* lengthBits; ///< [e], sorted
@@ -135,6 +92,47 @@ struct InLongRun
       ++same;
     }
     return same > kShortRun;
+  }
+};
+
+/// After sorting by length only: the thread at the start of a run of two to kShortRun equal
+/// lengths sorts the run's pairs (an insertion sort). Float coordinates give a length a twin by
+/// chance (a third of the lengths on 10^7 uniform points in 2D, most on 3 * 10^7): such runs
+/// are short, and one pass over the list orders them all.
+struct SortShortRuns
+{
+  const std::uint64_t* lengthBits; ///< [e], sorted
+  std::uint64_t* pairOfEdge;       ///< [e], sorted within each short run on return
+  std::size_t count;
+  EMST_HD void operator()(std::size_t s) const
+  {
+    std::uint64_t const length = lengthBits[s];
+    if ((s > 0 && lengthBits[s - 1] == length) || s + 1 >= count || lengthBits[s + 1] != length ||
+      InLongRun{ lengthBits, count }(s))
+    {
+      return; // not the first of a run of two or more, or the run is a long one
+    }
+    std::size_t end = s + 2;
+    while (end < count && lengthBits[end] == length)
+    {
+      ++end; // at most kShortRun in all (InLongRun)
+    }
+    int const size = static_cast<int>(end - s);
+    std::uint64_t run[kShortRun];
+    for (int k = 0; k < size; ++k)
+    {
+      std::uint64_t const pair = pairOfEdge[s + k];
+      int j = k;
+      for (; j > 0 && run[j - 1] > pair; --j)
+      {
+        run[j] = run[j - 1];
+      }
+      run[j] = pair;
+    }
+    for (int k = 0; k < size; ++k)
+    {
+      pairOfEdge[s + k] = run[k];
+    }
   }
 };
 
