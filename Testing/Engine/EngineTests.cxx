@@ -310,6 +310,21 @@ TEST_P(Engine, SmallLattices)
   }
 }
 
+namespace
+{
+/// Appends a chain of collinear points along x at height y, spacings[k] apart.
+void appendChain(std::vector<Point>& points, double y, const std::vector<double>& spacings)
+{
+  double x = 0.0;
+  points.push_back(Point{ x, y, 0.0 });
+  for (double spacing : spacings)
+  {
+    x += spacing;
+    points.push_back(Point{ x, y, 0.0 });
+  }
+}
+} // namespace
+
 TEST_P(Engine, TiedRunsOfEveryLength)
 {
   // Runs of equal edge lengths on both sides of the output's short-run limit (kShortRun, 8:
@@ -319,27 +334,20 @@ TEST_P(Engine, TiedRunsOfEveryLength)
   // shuffled, so that every run's pairs come out of the length sort unordered.
   const std::vector<std::vector<int>> runs = { { 2 }, { 3 }, { 5 }, { 7 }, { 8 }, { 4, 4 }, { 9 },
     { 4, 5 }, { 10 }, { 16, 15 }, { 33 }, { 64 }, { 200 } };
+  std::vector<Point> chains;
+  double y = 0.0;
+  int chain = 0;
+  for (std::size_t r = 0; r < runs.size(); ++r)
+  {
+    double const spacing = 1.0 + static_cast<double>(r + 1) / 64.0;
+    for (int edges : runs[r])
+    {
+      y += 100.0 + chain++;
+      appendChain(chains, y, std::vector<double>(edges, spacing));
+    }
+  }
   for (int dim : { 2, 3 })
   {
-    std::vector<Point> chains;
-    double y = 0.0;
-    int chain = 0;
-    for (std::size_t r = 0; r < runs.size(); ++r)
-    {
-      double const spacing = 1.0 + static_cast<double>(r + 1) / 64.0;
-      for (int edges : runs[r])
-      {
-        y += 100.0 + chain++;
-        for (int k = 0; k <= edges; ++k)
-        {
-          Point p{};
-          p[0] = k * spacing;
-          p[1] = dim == 2 ? y : 0.0;
-          p[2] = dim == 3 ? y : 0.0;
-          chains.push_back(p);
-        }
-      }
-    }
     for (const Cloud& cloud :
       { makeCloud(std::to_string(dim) + "D chains, shuffled", dim, F32, permuted(chains, 21)),
         makeCloud(std::to_string(dim) + "D chains, shuffled", dim, F64, permuted(chains, 22)) })
@@ -356,21 +364,20 @@ TEST_P(Engine, NearlyEqualLengths)
   // (distinct, exact in double, in a shuffled order along each chain) of 50, 8 and 6 edges, the
   // chains a million apart, and one pair a micron apart. (Measured and not kept: the output
   // sorted by 32-bit keys of the lengths, the runs of one key ordered afterwards.)
-  std::vector<Point> points;
-  auto chain = [&](double y, int octave, int count)
+  auto spacings = [](int octave, int count)
   {
-    double x = 0.0;
-    points.push_back(Point{ x, y, 0.0 });
+    std::vector<double> spacing;
     for (int k = 0; k < count; ++k)
     {
       int const step = (k * 37) % count == 0 ? count : (k * 37) % count; // shuffled, distinct
-      x += std::ldexp(1.0 + std::ldexp(static_cast<double>(step), -40), octave);
-      points.push_back(Point{ x, y, 0.0 });
+      spacing.push_back(std::ldexp(1.0 + std::ldexp(static_cast<double>(step), -40), octave));
     }
+    return spacing;
   };
-  chain(0.0, 0, 50);
-  chain(1.0e6, 1, 8);
-  chain(2.5e6, 2, 6);
+  std::vector<Point> points;
+  appendChain(points, 0.0, spacings(0, 50));
+  appendChain(points, 1.0e6, spacings(1, 8));
+  appendChain(points, 2.5e6, spacings(2, 6));
   points.push_back(Point{ 0.0, -1.0e-6, 0.0 });
   for (int dim : { 2, 3 })
   {
