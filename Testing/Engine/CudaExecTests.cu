@@ -137,4 +137,98 @@ TEST(CudaExec, RunningMaximumDoesNothingOnceOneComponentIsLeft)
   }
 }
 
+/// Counts the visits of every entry (forEachListed), and any index past the list.
+template <int Registers>
+struct CountVisits
+{
+  static constexpr int kRegisters = Registers; ///< 0: the bare kernel; else the bounded one
+  unsigned* visits;                            ///< [size + 1]: the last counts strays
+  std::size_t size;
+  __device__ void operator()(std::size_t i) const { atomicAdd(&visits[i < size ? i : size], 1u); }
+};
+
+/// forEachListed over `counts` on one exec (with one maxCount for all, at least each count):
+/// the visits of each launch, with `components` on the device.
+template <int Registers>
+std::vector<std::vector<unsigned>> deviceListedVisits(
+  const std::vector<std::uint32_t>& counts, std::size_t maxCount, std::uint32_t components)
+{
+  std::uint32_t* const dComponents = deviceCopy(std::vector<std::uint32_t>{ components });
+  std::vector<std::uint32_t*> dCounts;
+  std::vector<unsigned*> dVisits;
+  cudaStream_t stream = nullptr;
+  EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  {
+    CudaExec exec(stream);
+    for (std::uint32_t const count : counts)
+    {
+      dCounts.push_back(deviceCopy(std::vector<std::uint32_t>{ count }));
+      dVisits.push_back(deviceCopy(std::vector<unsigned>(maxCount + 1, 0u)));
+      exec.forEachListed(maxCount, dCounts.back(), dComponents,
+        CountVisits<Registers>{ dVisits.back(), static_cast<std::size_t>(count) });
+    }
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  }
+  std::vector<std::vector<unsigned>> visits;
+  for (std::size_t k = 0; k < counts.size(); ++k)
+  {
+    visits.emplace_back(maxCount + 1);
+    EXPECT_EQ(cudaMemcpy(visits.back().data(), dVisits[k], (maxCount + 1) * sizeof(unsigned),
+                cudaMemcpyDeviceToHost),
+      cudaSuccess);
+    cudaFree(dCounts[k]);
+    cudaFree(dVisits[k]);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(dComponents);
+  return visits;
+}
+
+template <int Registers>
+void expectEachListedEntryOnce()
+{
+  // Empty, one entry, warp edges, and lists longer than one resident wave takes at a time;
+  // more launches than the exec zeroes counters for at once (kListCounters).
+  std::vector<std::uint32_t> counts{ 0, 1, 31, 32, 33, 4097, 300000, 1000000 };
+  for (std::uint32_t k = 0; k < 70; ++k)
+  {
+    counts.push_back(k * 37 % 101);
+  }
+  std::size_t const maxCount = 1000000;
+  std::vector<std::vector<unsigned>> const visits =
+    deviceListedVisits<Registers>(counts, maxCount, 2);
+  for (std::size_t k = 0; k < counts.size(); ++k)
+  {
+    SCOPED_TRACE("launch " + std::to_string(k) + ", count " + std::to_string(counts[k]));
+    for (std::size_t i = 0; i <= maxCount; ++i)
+    {
+      ASSERT_EQ(visits[k][i], i < counts[k] ? 1u : 0u) << "at " << i;
+    }
+  }
+}
+
+TEST(CudaExec, ForEachListedVisitsEachEntryOnce)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  expectEachListedEntryOnce<0>();  // the bare kernel
+  expectEachListedEntryOnce<40>(); // with the searches' register budget
+}
+
+TEST(CudaExec, ForEachListedDoesNothingOnceOneComponentIsLeft)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  for (std::uint32_t const components : { 0u, 1u })
+  {
+    std::vector<std::vector<unsigned>> const visits =
+      deviceListedVisits<0>({ 5000u }, 5000, components);
+    EXPECT_EQ(visits[0], std::vector<unsigned>(5001, 0u));
+  }
+}
+
 } // namespace

@@ -114,6 +114,15 @@ public:
     }
   }
 
+  /// f(i) for every i < *count (at most maxCount), as the searches are run, unless the round
+  /// is done.
+  template <class F>
+  void forEachListed(
+    std::size_t, const std::uint32_t* count, const std::uint32_t* components, const F& f)
+  {
+    this->forEachSearch(*count, components, f);
+  }
+
   /// The indices i < n with pred(i), in increasing order, into `out` (sized by the caller).
   template <class Pred>
   void selectIndices(std::size_t n, Index* out, const Pred& pred)

@@ -698,22 +698,15 @@ struct ListSearchers
   }
 };
 
+/// The search of the index-th listed point (Exec::forEachListed: index below the list's count).
 template <class Metric>
 struct FindNearestForeignOfList
 {
   static constexpr int kRegisters = FindNearestForeign<Metric>::kRegisters;
 
   FindNearestForeign<Metric> find;
-  const Index* list;          ///< [*count]
-  const std::uint32_t* count; ///< [1]
-  EMST_HD void operator()(std::size_t index) const
-  {
-    if (index >= *count)
-    {
-      return;
-    }
-    find(list[index]);
-  }
+  const Index* list; ///< [count]
+  EMST_HD void operator()(std::size_t index) const { find(list[index]); }
 };
 
 /// The arrays that FindMin1 keeps across the rounds, owned.
@@ -810,9 +803,8 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
   {
     exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
-    exec.forEachSearch(m, components,
-      FindNearestForeignOfList<Metric>{
-        FindNearestForeign<Metric>{ search }, searchList, listCount });
+    exec.forEachListed(m, listCount, components,
+      FindNearestForeignOfList<Metric>{ FindNearestForeign<Metric>{ search }, searchList });
   }
   else
   {
