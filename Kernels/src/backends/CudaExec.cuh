@@ -372,7 +372,6 @@ public:
     EMST_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     this->Multiprocessors = static_cast<std::size_t>(multiprocessors);
-    this->MaxBlocks = this->Multiprocessors * 8; // a full resident wave
     // Overlapped launches need a device of compute capability 9.0 or more running kernels built
     // for one (their followPreviousKernel waits; built for an older one, or compiled at run time
     // from an older one's PTX, it is empty). Knob EMST_CUDA_OVERLAP=0: plain stream order.
@@ -418,7 +417,8 @@ public:
       return;
     }
     std::size_t const wanted = (maxCount + kBlock - 1) / kBlock;
-    unsigned const blocks = static_cast<unsigned>(std::min<std::size_t>(wanted, this->MaxBlocks));
+    unsigned const blocks = static_cast<unsigned>(
+      std::min<std::size_t>(wanted, this->Multiprocessors * 8)); // a full resident wave
     this->launch("componentKernel", componentKernel<F>, blocks, kBlock, components, f);
   }
 
@@ -744,7 +744,6 @@ private:
   unsigned long long* ListCounters = nullptr; ///< [kListCounters], or null before the first list
   std::size_t ListCountersUsed = 0;
   std::size_t Multiprocessors = 128;
-  std::size_t MaxBlocks = 1024;
   std::size_t Limit = ~std::size_t(0);
   std::size_t Current = 0;
   std::size_t Peak = 0;
