@@ -438,13 +438,15 @@ private:
     compact(this->X, comps, known, before, r.counters.after(round));
   }
 
-  /// Round one's FindMin1; then what only its bottom-up searches read is freed (unless later
+  /// Round one's FindMin1 (its deferred climbs listed in the tree edges' room, which its connect
+  /// fills after them); then what only its bottom-up searches read is freed (unless later
   /// rounds search bottom-up too: EMST_SEARCH) and the arena takes its room, so that the two
   /// are never held at once.
   template <class M>
   void firstSearches(Rounds<M>& r, const std::uint32_t* before)
   {
-    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1));
+    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1),
+      r.edges.edgePoints);
     if (!searchesBottomUp(2))
     {
       r.hierarchy->releaseClimbs();

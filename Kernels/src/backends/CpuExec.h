@@ -47,6 +47,8 @@ public:
   bool savesMemory() const { return false; }
   /// No list of the searchers (listsSearchers): a core has no idle lanes to fill.
   static constexpr bool kListsSearchers = false;
+  /// No deferred climbs in round one (deferredClimbLevels): a core has no idle lanes to fill.
+  static constexpr bool kDefersClimbs = false;
   /// Round one lists each point's 6 nearest (answerFromList), and the later rounds search far
   /// less: 2 cores, uniform 1e6 3D, three alternating blocks, 975-989 ms without lists, 838-846
   /// with 4 entries, 796-803 with 6 (round one about 177, 330, 420 ms; the later rounds 590, 330,

@@ -336,6 +336,8 @@ public:
   bool savesMemory() const { return this->Lean; }
   /// Large 3D sets list their searchers from round three (listsSearchers): full warps.
   static constexpr bool kListsSearchers = true;
+  /// Round one defers its searches' long climbs (deferredClimbLevels): full warps for them.
+  static constexpr bool kDefersClimbs = true;
   /// No neighbour lists (answerFromList): round one's search for the K nearest costs a GPU more
   /// than the later rounds save (H100, uniform 1e7 3D: round one 7.1 -> 16.6 / 26.3 ms with 4 /
   /// 6 entries, rounds two on 23.9 -> 16.8 / 13.0 ms; 36.5 -> 39.0 / 44.9 ms in all; before the

@@ -401,10 +401,12 @@ struct ClimbCells
 /// searching each sibling subtree within the limit, until the root, or (when `ballStops`, valid
 /// for metrics whose distances are at least the Euclidean ones) until the ball of the limit lies
 /// inside the Morton cell searched so far and the visitor's metric sees no periodic face within it
-/// (ballClearOfFaces): every point outside it is then farther. Needs two leaves or more.
+/// (ballClearOfFaces): every point outside it is then farther. Needs two leaves or more. Stops
+/// after `levels` levels when that is positive: returns kNone when the search is complete, else
+/// the parent reference (parent | slot << 31) of the subtree searched so far.
 template <int Dim, class Visitor>
-EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, Index leaf,
-  const float* q, float latticeScale, bool ballStops, Visitor& visitor)
+EMST_HD EMST_FORCEINLINE Index searchUpwards(const HierarchyArrays<Dim>& tree, Index leaf,
+  const float* q, float latticeScale, bool ballStops, Visitor& visitor, int levels = 0)
 {
   Index up = tree.parentOfLeaf[leaf];
   ClimbCells<Dim> const cells(ballStops ? tree.cellOfNode[up & ~kSlotBit] : 0);
@@ -422,9 +424,20 @@ EMST_HD EMST_FORCEINLINE void searchUpwards(const HierarchyArrays<Dim>& tree, In
       (ballStops && cells.ballInside(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
         visitor.ballClearOfFaces(q)))
     {
-      break;
+      return kNone;
+    }
+    if (--levels == 0)
+    {
+      return up;
     }
   }
+}
+
+/// The subtree below parent reference `up` (parent | slot << 31).
+template <int Dim>
+EMST_HD EMST_FORCEINLINE Index childOf(const TreeNode<Dim>* nodes, Index up)
+{
+  return nodes[up & ~kSlotBit].child[(up & kSlotBit) ? 1 : 0];
 }
 
 /// What the hierarchy phase hands on.

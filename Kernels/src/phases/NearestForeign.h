@@ -94,6 +94,34 @@ inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
   return from > 0 && round >= from;
 }
 
+/// How many levels round one's bottom-up searches climb before the points still climbing are
+/// deferred to a second pass (FindNearestForeign::Deferral, FinishDeferredSearch), 0 for none.
+/// A warp's bottom-up searches take as long as their longest climb: most points find their
+/// nearest within a few levels, while the few whose ball crosses a large cell's face climb far
+/// and search the large subtrees beside it, with the rest of their warp idle (H100, uniform 1e7
+/// 3D: 6 of 32 lanes active on average). Deferred, those points search again from the root,
+/// outside the subtree searched so far, in full warps of their own. Measured (H100, round one,
+/// ms; uniform / cosmo 1e7 3D, uniform / cosmo 1e7 2D): none 5.26 / 5.87 / 2.68 / 2.85; 1 level
+/// 4.29 / 5.12 / 2.42 / 2.70; 2 4.21 / 5.03 / 2.38 / 2.64; 3 4.09 / 4.91 / 2.41 / 2.64; 4 4.11 /
+/// 4.91 / 2.45 / 2.66; resuming the climb instead of a search from the root, 6 levels 5.00 /
+/// 5.72 / 2.62 / 2.81; whole runs 25.95 -> 24.67, 27.90 -> 26.91, 19.41 -> 19.00, 20.34 ->
+/// 19.99 (uniform 3e7 3D 87.8 -> 83.8). The first pass is a kernel of its own: compiled into
+/// the later rounds' searches, its code slowed their listed searches (round three 3.27 -> 3.96
+/// ms). Only where the backend runs warps (Exec::kDefersClimbs); later rounds start at the root
+/// (round two bottom-up with 3 levels deferred: 5.15 -> 5.22 ms). Knob
+/// EMST_DEFER_CLIMB, the levels (0: never), on any backend whose round one searches (the CPU's
+/// lists its neighbours instead, unless EMST_NEIGHBOURS=0).
+constexpr int kDeferredClimbLevels = 3;
+inline int deferredClimbLevels(bool backendDefers)
+{
+  static int const forced = []
+  {
+    const char* text = std::getenv("EMST_DEFER_CLIMB");
+    return text ? std::atoi(text) : -1;
+  }();
+  return forced >= 0 ? forced : (backendDefers ? kDeferredClimbLevels : 0);
+}
+
 /// How far a search of the later rounds reaches, as a factor (>= 1) of its component's bound
 /// (a key: a squared distance). Reaching past the bound finds nothing the round needs, but what
 /// it finds lasts: a foreign point found there is the point's exact answer for as long as it
@@ -288,17 +316,21 @@ struct PlainWalk
 };
 
 /// The bottom-up walk of point p (frame coordinates x): its own leaf, then up the radix tree
-/// (searchUpwards), until the ball of the visitor's limit lies inside the cell searched so far.
+/// (searchUpwards), until the ball of the visitor's limit lies inside the cell searched so far,
+/// or (levels > 0) for at most `levels` levels: kNone when the search is complete, else where
+/// it stopped (searchUpwards).
 template <class Metric, class Visitor>
-EMST_HD EMST_FORCEINLINE void searchFromCell(
-  const SearchContext<Metric>& ctx, Index p, const float* x, Visitor& visitor)
+EMST_HD EMST_FORCEINLINE Index searchFromCell(
+  const SearchContext<Metric>& ctx, Index p, const float* x, Visitor& visitor, int levels = 0)
 {
   Index const leaf = ctx.points.leafOf(p);
   visitor.scanLeaf(leaf);
-  if (ctx.cells.leaves > 1)
+  if (ctx.cells.leaves < 2)
   {
-    searchUpwards(ctx.tree, leaf, x, ctx.latticeScale, Metric::kBallInCellStops, visitor);
+    return kNone;
   }
+  return searchUpwards(
+    ctx.tree, leaf, x, ctx.latticeScale, Metric::kBallInCellStops, visitor, levels);
 }
 
 /// Neighbour lists (rounds two on). Round one lists, for every point p, its `neighbours` nearest
@@ -508,13 +540,25 @@ struct ForeignSearch
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
 /// subtree, until the ball of the current best lies inside the Morton cell of the subtree
 /// searched so far (and, in a periodic box, clear of its periodic faces: the metric's
-/// ballClearOfFaces): every point outside it is then farther.
-template <class Metric>
+/// ballClearOfFaces): every point outside it is then farther. `Defers`: round one's first pass
+/// (Deferral), a kernel of its own, so that the other rounds' searches compile without it.
+template <class Metric, bool Defers = false>
 struct FindNearestForeign
 {
   static constexpr int kRegisters = Metric::kSearchRegisters; ///< Exec::forEachSearch's budget
 
+  /// Bottom-up searches still climbing after `levels` levels (deferredClimbLevels) stop there:
+  /// the point's best so far goes to its answer, the parent reference of the subtree searched
+  /// so far to its bound's bits, the point to the list; FinishDeferredSearch takes it from there.
+  struct Deferral
+  {
+    int levels = 0;                 ///< 0: no deferral
+    Index* list = nullptr;          ///< [m]
+    std::uint32_t* count = nullptr; ///< [1], 0 on entry
+  };
+
   SearchContext<Metric> ctx;
+  Deferral deferral;
 
   EMST_HD void operator()(std::size_t index) const
   {
@@ -532,10 +576,70 @@ struct FindNearestForeign
     {
       searchSubtree(ctx.tree.nodes, ctx.cells.leaves > 1 ? 0u : kLeafBit, search);
     }
+    else if constexpr (Defers)
+    {
+      Index const stop = searchFromCell(ctx, p, self.x, search, deferral.levels);
+      if (stop != kNone)
+      {
+        ctx.candidates.candidateOfPoint[p] = search.best.point;
+        ctx.candidates.boundOfPoint[p] = bitsFloat(stop);
+        deferral.list[takeSlot(deferral.count)] = p;
+        return;
+      }
+    }
     else
     {
       searchFromCell(ctx, p, self.x, search);
     }
+    ctx.finish(p, comp, search.best, reached);
+  }
+};
+
+/// A search of everything outside one subtree (searched already): the subtree's bound is
+/// infinite.
+template <class Metric>
+struct ForeignSearchOutside : ForeignSearch<Metric>
+{
+  Index searched; ///< a node, or a leaf with kLeafBit
+
+  EMST_HD EMST_FORCEINLINE float bound(const TreeNode<Metric::kDim>& n, Index node, int slot) const
+  {
+    float const distance = ForeignSearch<Metric>::bound(n, node, slot);
+    return n.child[slot] == searched ? floatInfinity() : distance;
+  }
+};
+
+/// The index-th deferred search (FindNearestForeign::Deferral): from its best so far, from the
+/// root, outside the subtree its climb searched (its bound's bits name it, searchUpwards's stop).
+/// In a round with bounds (round one has none) the component's bound may have fallen since: the
+/// search covers the current one, and its own earlier part covered more.
+template <class Metric>
+struct FinishDeferredSearch
+{
+  static constexpr int kRegisters = Metric::kSearchRegisters;
+
+  SearchContext<Metric> ctx;
+  const Index* list; ///< [count]
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const p = list[index];
+    PointRecord const self = ctx.points.recordOfPoint[p];
+    Index const comp = self.comp;
+    float const radius = ctx.boundOfComp ? bitsFloat(ctx.boundOfComp[comp]) : floatInfinity();
+    float const reached = radius * ctx.reach;
+    ForeignSearchOutside<Metric> search{ { &ctx, ctx.metric.query(self, p), p, comp,
+                                           ctx.start(reached) },
+      childOf(ctx.tree.nodes, floatBits(ctx.candidates.boundOfPoint[p])) };
+    Index const best = ctx.candidates.candidateOfPoint[p];
+    if (best != kNone)
+    {
+      // Its exact key, if the climb computed it, is computed again when a comparison needs it.
+      float const d2 = ctx.metric.distance2(search.q, ctx.points.recordOfPoint[best], best);
+      search.best = Candidate{ -1.0, 0.0f, 0.0f, best, ctx.points.inputOfPoint[best] };
+      ctx.tolerance.windowOfDistance(d2, search.best.limit, search.best.sure);
+    }
+    searchSubtree(ctx.tree.nodes, 0u, search);
     ctx.finish(p, comp, search.best, reached);
   }
 };
@@ -765,11 +869,13 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
 /// bounds) and the subtrees; search. (Round one's components are its points: no bounds, and
 /// every subtree label is kMixed, as the hierarchy was built.)
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
+/// `listCount` counts the round's listed points (zero on entry); `firstRoundList` is room for m
+/// of them in round one (the tree edges', written after its searches), for the deferred climbs.
 /// Nothing runs when *components (the count before the round, on the backend) is one.
 template <class Exec, class Metric>
 void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
-  std::uint32_t* listCount)
+  std::uint32_t* listCount, Index* firstRoundList = nullptr)
 {
   auto const range = exec.range("FindMin1");
   search.bottomUp = searchesBottomUp(round);
@@ -808,7 +914,21 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   }
   else
   {
-    exec.forEachSearch(m, components, FindNearestForeign<Metric>{ search });
+    int const levels = deferredClimbLevels(Exec::kDefersClimbs);
+    if (round == 1 && search.bottomUp && search.cells.leaves > 1 && firstRoundList && levels > 0)
+    {
+      FindNearestForeign<Metric, true> find{ search, {} };
+      find.deferral.levels = levels;
+      find.deferral.list = firstRoundList;
+      find.deferral.count = listCount;
+      exec.forEachSearch(m, components, find);
+      exec.forEachListed(
+        m, listCount, components, FinishDeferredSearch<Metric>{ search, firstRoundList });
+    }
+    else
+    {
+      exec.forEachSearch(m, components, FindNearestForeign<Metric>{ search, {} });
+    }
   }
 }
 
