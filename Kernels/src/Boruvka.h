@@ -354,7 +354,7 @@ private:
     Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
     this->X.fill(counters.data(), RoundCounters::kCount, 0u);
     this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
-    ComponentArena<Exec> arena(this->X, m, state.candidates().candidateOfPoint);
+    ComponentArena<Exec> arena(this->X, m, state.candidates().candidateOfPoint, edgePoints.data());
 
     Base base;
     base.metric = inputMetric.over(exact);
@@ -438,15 +438,13 @@ private:
     compact(this->X, comps, known, before, r.counters.after(round));
   }
 
-  /// Round one's FindMin1 (its deferred climbs listed in the tree edges' room, which its connect
-  /// fills after them); then what only its bottom-up searches read is freed (unless later
+  /// Round one's FindMin1; then what only its bottom-up searches read is freed (unless later
   /// rounds search bottom-up too: EMST_SEARCH) and the arena takes its room, so that the two
   /// are never held at once.
   template <class M>
   void firstSearches(Rounds<M>& r, const std::uint32_t* before)
   {
-    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1),
-      r.edges.edgePoints);
+    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1));
     if (!searchesBottomUp(2))
     {
       r.hierarchy->releaseClimbs();

@@ -76,10 +76,12 @@ template <class Exec>
 class ComponentArena
 {
 public:
-  /// `answerOfPoint`: CandidateArrays::candidateOfPoint ([m]), the first round's hooks.
-  ComponentArena(Exec& exec, std::size_t m, Index* answerOfPoint)
+  /// `answerOfPoint`: CandidateArrays::candidateOfPoint ([m]), the first round's hooks;
+  /// `edgeRoom`: TreeEdges::edgePoints ([2(m-1)] >= m), round one's search list.
+  ComponentArena(Exec& exec, std::size_t m, Index* answerOfPoint, Index* edgeRoom)
     : H((m + 1) / 2 + 1)
     , Bytes(exec, 0)
+    , FirstList(edgeRoom)
   {
     this->First.boundOfComp = nullptr;
     this->First.hookOfComp = answerOfPoint;
@@ -109,12 +111,16 @@ public:
   /// starts (round two's: LabelLeaves clears them instead of reading them as answers).
   static bool answersAreLabels(int round) { return round == 2; }
 
-  /// Room for a list of up to m points during round `round`'s searches (rounds two on): the
-  /// hook and root arrays (8h bytes >= 4m + 8), which hold nothing then: the previous round's
-  /// labels (from round three on, in the hooks) are read before the searches, and this round
-  /// writes the two after them (FindMin2 first clears the winners, in the roots). Null in round
-  /// one.
-  Index* searchList(int round) const { return round == 1 ? nullptr : this->Later.hookOfComp; }
+  /// Room for a list of up to m points during round `round`'s searches: in round one the tree
+  /// edges' (the arena's room is taken after its searches; its connect writes the first edges
+  /// after them); from round two the hook and root arrays (8h bytes >= 4m + 8), which hold
+  /// nothing then: the previous round's labels (from round three on, in the hooks) are read
+  /// before the searches, and this round writes the two after them (FindMin2 first clears the
+  /// winners, in the roots).
+  Index* searchList(int round) const
+  {
+    return round == 1 ? this->FirstList : this->Later.hookOfComp;
+  }
 
   /// Room for the leaf runs ([L], L <= m) of rounds two on, from LabelLeaves to LabelNodes: the
   /// hook and root arrays again (the previous round's labels are read by then, the searcher list
@@ -146,6 +152,7 @@ private:
 
   std::size_t H;
   Buffer<unsigned char, Exec> Bytes;
+  Index* FirstList;      ///< [m] round one's search list (searchList)
   ComponentArrays First; ///< round one's layout
   ComponentArrays Later; ///< the other rounds' layout
 };

@@ -611,8 +611,7 @@ struct ForeignSearchOutside : ForeignSearch<Metric>
 
 /// The index-th deferred search (FindNearestForeign::Deferral): from its best so far, from the
 /// root, outside the subtree its climb searched (its bound's bits name it, searchUpwards's stop).
-/// In a round with bounds (round one has none) the component's bound may have fallen since: the
-/// search covers the current one, and its own earlier part covered more.
+/// Round one's: no component bounds, the search's radius is unlimited.
 template <class Metric>
 struct FinishDeferredSearch
 {
@@ -626,8 +625,7 @@ struct FinishDeferredSearch
     Index const p = list[index];
     PointRecord const self = ctx.points.recordOfPoint[p];
     Index const comp = self.comp;
-    float const radius = ctx.boundOfComp ? bitsFloat(ctx.boundOfComp[comp]) : floatInfinity();
-    float const reached = radius * ctx.reach;
+    float const reached = floatInfinity();
     ForeignSearchOutside<Metric> search{ { &ctx, ctx.metric.query(self, p), p, comp,
                                            ctx.start(reached) },
       childOf(ctx.tree.nodes, floatBits(ctx.candidates.boundOfPoint[p])) };
@@ -869,13 +867,13 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
 /// bounds) and the subtrees; search. (Round one's components are its points: no bounds, and
 /// every subtree label is kMixed, as the hierarchy was built.)
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
-/// `listCount` counts the round's listed points (zero on entry); `firstRoundList` is room for m
-/// of them in round one (the tree edges', written after its searches), for the deferred climbs.
-/// Nothing runs when *components (the count before the round, on the backend) is one.
+/// `listCount` counts the round's listed points (zero on entry; the arena's searchList holds
+/// them: the searchers, or round one's deferred climbs). Nothing runs when *components (the count
+/// before the round, on the backend) is one.
 template <class Exec, class Metric>
 void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
-  std::uint32_t* listCount, Index* firstRoundList = nullptr)
+  std::uint32_t* listCount)
 {
   auto const range = exec.range("FindMin1");
   search.bottomUp = searchesBottomUp(round);
@@ -906,29 +904,25 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
     }
   }
   Index* const searchList = arena.searchList(round);
-  if (searchList && listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
+  int const deferredLevels = round == 1 && search.bottomUp && search.cells.leaves > 1
+    ? deferredClimbLevels(Exec::kDefersClimbs)
+    : 0;
+  if (listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
   {
     exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
     exec.forEachListed(m, listCount, components,
       FindNearestForeignOfList<Metric>{ FindNearestForeign<Metric>{ search }, searchList });
   }
+  else if (deferredLevels > 0)
+  {
+    exec.forEachSearch(m, components,
+      FindNearestForeign<Metric, true>{ search, { deferredLevels, searchList, listCount } });
+    exec.forEachListed(
+      m, listCount, components, FinishDeferredSearch<Metric>{ search, searchList });
+  }
   else
   {
-    int const levels = deferredClimbLevels(Exec::kDefersClimbs);
-    if (round == 1 && search.bottomUp && search.cells.leaves > 1 && firstRoundList && levels > 0)
-    {
-      FindNearestForeign<Metric, true> find{ search, {} };
-      find.deferral.levels = levels;
-      find.deferral.list = firstRoundList;
-      find.deferral.count = listCount;
-      exec.forEachSearch(m, components, find);
-      exec.forEachListed(
-        m, listCount, components, FinishDeferredSearch<Metric>{ search, firstRoundList });
-    }
-    else
-    {
-      exec.forEachSearch(m, components, FindNearestForeign<Metric>{ search, {} });
-    }
+    exec.forEachSearch(m, components, FindNearestForeign<Metric>{ search, {} });
   }
 }
 
