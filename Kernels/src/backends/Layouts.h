@@ -31,7 +31,7 @@ constexpr LeafLayout kGpuFastLeaves{ 16, false };
 constexpr LeafLayout kGpuLeanLeaves{ 24, true };
 
 /// The CUDA engine's device memory a point at its peak (input excluded), by layout and
-/// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 66.3,
+/// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 69.1,
 /// 2D 52.0; lean 3D 49.3, 2D 46.3, from 14k to 3e7 points), with room for data less kind (small
 /// leaves in clustered data, many tied lengths). A run whose peak exceeds it fails cleanly
 /// (OutOfMemory, which Auto turns into a run on the CPU).

@@ -310,6 +310,14 @@ struct Tolerance
     this->window(sqrtf(d2), eta, limit, sure);
     return limit;
   }
+  /// A lower bound (a float) of the key of two points whose float squared distance is at least
+  /// d2: the sure distance of the same window (0 when the slack covers the whole root).
+  EMST_HD EMST_FORCEINLINE float keyAtLeast(float d2) const
+  {
+    float limit, sure;
+    this->window(sqrtf(d2), eta, limit, sure);
+    return sure;
+  }
 };
 } // namespace detail
 } // namespace emst

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace emst
 {
@@ -283,10 +284,26 @@ struct LeastSummary
 // `float limit()`, beyond which nothing can matter any more (it only shrinks as the search goes);
 // `void scanLeaf(Index leaf)`, every point of a leaf; for searchUpwards also
 // `bool ballClearOfFaces(const float* q)`, the metric's condition added to the early stop (its
-// ballClearOfFaces at the visitor's limit: always true without periodic faces).
+// ballClearOfFaces at the visitor's limit: always true without periodic faces). A visitor
+// whose `kTracksPruned` is true also has `void pruned(float bound)`: the bound of each child
+// pruned beyond the limit (then the least of them bounds everything the walk left out but
+// what bound() skipped), and 0 when a climb stops at its cell (what lies outside is only known
+// to be beyond the limit).
+
+/// Whether a visitor tracks what its walk prunes (its kTracksPruned, false when it has none).
+template <class Visitor, class = void>
+struct TracksPruned : std::false_type
+{
+};
+template <class Visitor>
+struct TracksPruned<Visitor, std::void_t<decltype(Visitor::kTracksPruned)>>
+  : std::integral_constant<bool, Visitor::kTracksPruned>
+{
+};
 
 /// Depth-first search of the subtree `root` (a node, or a leaf with kLeafBit), nearer child
-/// first, pruning every child whose bound exceeds the visitor's limit.
+/// first, pruning every child whose bound exceeds the visitor's limit (and telling a visitor
+/// that tracks them the bounds it prunes: TracksPruned).
 template <int Dim, class Visitor>
 EMST_HD EMST_FORCEINLINE void searchSubtree(
   const TreeNode<Dim>* nodes, Index root, Visitor& visitor)
@@ -311,6 +328,10 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
       float const limit = visitor.limit();
       bool const go0 = d0 <= limit;
       bool const go1 = d1 <= limit;
+      if constexpr (TracksPruned<Visitor>::value)
+      {
+        visitor.pruned(fminf(go0 ? floatInfinity() : d0, go1 ? floatInfinity() : d1));
+      }
       if (go0 && go1)
       {
         bool const nearFirst = d0 <= d1;
@@ -331,6 +352,11 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
       next = bitsFloat(static_cast<std::uint32_t>(entry >> 32)) <= visitor.limit()
         ? static_cast<Index>(entry)
         : kNone;
+      if constexpr (TracksPruned<Visitor>::value)
+      {
+        visitor.pruned(
+          next == kNone ? bitsFloat(static_cast<std::uint32_t>(entry >> 32)) : floatInfinity());
+      }
     }
     if (next == kNone)
     {
@@ -415,7 +441,19 @@ EMST_HD EMST_FORCEINLINE Index searchUpwards(const HierarchyArrays<Dim>& tree, I
     Index const node = up & ~kSlotBit;
     int const sibling = (up & kSlotBit) ? 0 : 1;
     TreeNode<Dim> const& n = tree.nodes[node];
-    if (visitor.bound(n, node, sibling) <= visitor.limit())
+    if constexpr (TracksPruned<Visitor>::value)
+    {
+      float const bound = visitor.bound(n, node, sibling);
+      if (bound <= visitor.limit())
+      {
+        searchSubtree(tree.nodes, n.child[sibling], visitor);
+      }
+      else
+      {
+        visitor.pruned(bound);
+      }
+    }
+    else if (visitor.bound(n, node, sibling) <= visitor.limit())
     {
       searchSubtree(tree.nodes, n.child[sibling], visitor);
     }
@@ -424,6 +462,13 @@ EMST_HD EMST_FORCEINLINE Index searchUpwards(const HierarchyArrays<Dim>& tree, I
       (ballStops && cells.ballInside(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
         visitor.ballClearOfFaces(q)))
     {
+      if constexpr (TracksPruned<Visitor>::value)
+      {
+        if (up != kNone)
+        {
+          visitor.pruned(0.0f); // outside the cell: only known to be beyond the limit
+        }
+      }
       return kNone;
     }
     if (--levels == 0)
