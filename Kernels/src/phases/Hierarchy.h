@@ -349,13 +349,11 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
     {
       --top;
       std::uint64_t const entry = stack[top];
-      next = bitsFloat(static_cast<std::uint32_t>(entry >> 32)) <= visitor.limit()
-        ? static_cast<Index>(entry)
-        : kNone;
+      float const bound = bitsFloat(static_cast<std::uint32_t>(entry >> 32));
+      next = bound <= visitor.limit() ? static_cast<Index>(entry) : kNone;
       if constexpr (TracksPruned<Visitor>::value)
       {
-        visitor.pruned(
-          next == kNone ? bitsFloat(static_cast<std::uint32_t>(entry >> 32)) : floatInfinity());
+        visitor.pruned(next == kNone ? bound : floatInfinity());
       }
     }
     if (next == kNone)
@@ -441,33 +439,26 @@ EMST_HD EMST_FORCEINLINE Index searchUpwards(const HierarchyArrays<Dim>& tree, I
     Index const node = up & ~kSlotBit;
     int const sibling = (up & kSlotBit) ? 0 : 1;
     TreeNode<Dim> const& n = tree.nodes[node];
-    if constexpr (TracksPruned<Visitor>::value)
-    {
-      float const bound = visitor.bound(n, node, sibling);
-      if (bound <= visitor.limit())
-      {
-        searchSubtree(tree.nodes, n.child[sibling], visitor);
-      }
-      else
-      {
-        visitor.pruned(bound);
-      }
-    }
-    else if (visitor.bound(n, node, sibling) <= visitor.limit())
+    float const bound = visitor.bound(n, node, sibling);
+    if (bound <= visitor.limit())
     {
       searchSubtree(tree.nodes, n.child[sibling], visitor);
     }
+    else if constexpr (TracksPruned<Visitor>::value)
+    {
+      visitor.pruned(bound);
+    }
     up = tree.parentOfNode[node];
-    if (up == kNone ||
-      (ballStops && cells.ballInside(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
-        visitor.ballClearOfFaces(q)))
+    if (up == kNone)
+    {
+      return kNone;
+    }
+    if (ballStops && cells.ballInside(tree.cellOfNode[node], q, visitor.limit(), latticeScale) &&
+      visitor.ballClearOfFaces(q))
     {
       if constexpr (TracksPruned<Visitor>::value)
       {
-        if (up != kNone)
-        {
-          visitor.pruned(0.0f); // outside the cell: only known to be beyond the limit
-        }
+        visitor.pruned(0.0f); // outside the cell: only known to be beyond the limit
       }
       return kNone;
     }

@@ -183,6 +183,13 @@ struct Candidate
   float sure;
   Index point;
   Index input;
+
+  /// A float distance at most the best's own (its window's sure distance; +inf before any
+  /// point), what the best counts with among the points a search passed over once replaced.
+  EMST_HD EMST_FORCEINLINE float passedOver() const
+  {
+    return point == kNone ? floatInfinity() : sure;
+  }
 };
 
 /// What a search reads and writes (FindNearestForeign's): FindMin1 (the nearest point of another
@@ -239,9 +246,8 @@ struct SearchContext
     if (best.point == kNone)
     {
       candidates.candidateOfPoint[p] = kNone;
-      float const empty = floatAbove(radius); // no foreign key <= radius
-      float const next = tolerance.keyAtLeast(other);
-      candidates.boundOfPoint[p] = next > empty ? next : empty;
+      // No foreign key <= radius, nor below the least bound of what the search passed over.
+      candidates.boundOfPoint[p] = fmaxf(floatAbove(radius), tolerance.keyAtLeast(other));
       return;
     }
     candidates.candidateOfPoint[p] = best.point;
@@ -305,7 +311,7 @@ struct SearchContext
       // Surely a smaller key: take it without computing either key.
       if constexpr (Tracks)
       {
-        other = fminf(other, best.point == kNone ? floatInfinity() : best.sure);
+        other = fminf(other, best.passedOver());
       }
       best = Candidate{ -1.0, 0.0f, 0.0f, k, in };
       tolerance.windowOfDistance(d2, best.limit, best.sure);
@@ -316,7 +322,7 @@ struct SearchContext
     bool const wins = key < current || (key == current && in < best.input);
     if constexpr (Tracks)
     {
-      other = fminf(other, wins ? (best.point == kNone ? floatInfinity() : best.sure) : d2);
+      other = fminf(other, wins ? best.passedOver() : d2);
     }
     if (wins)
     {
@@ -464,11 +470,7 @@ struct LabelLeaves
       candidates.candidateOfPoint[k] = kNone; // joined: no longer an answer (needsSearch)
       if (candidates.nextOfPoint)
       {
-        float const next = candidates.nextOfPoint[k];
-        if (next > candidates.boundOfPoint[k])
-        {
-          candidates.boundOfPoint[k] = next;
-        }
+        candidates.boundOfPoint[k] = fmaxf(candidates.boundOfPoint[k], candidates.nextOfPoint[k]);
       }
     }
     if (!foreign && candidates.neighbours > 0)
@@ -588,11 +590,12 @@ struct ForeignSearch
 /// bottom-up: the point's own cell first, then up the radix tree, searching each sibling
 /// subtree, until the ball of the current best lies inside the Morton cell of the subtree
 /// searched so far (and, in a periodic box, clear of its periodic faces: the metric's
-/// ballClearOfFaces): every point outside it is then farther. `Defers`: round one's first pass
-/// (Deferral), a kernel of its own, so that the other rounds' searches compile without it; it
-/// does not track what its walk passes over (ForeignSearch::other), so that it also serves the
-/// unlisted searches of a run that keeps no next bounds (Deferral::levels 0: it defers nothing).
-template <class Metric, bool Defers = false>
+/// ballClearOfFaces): every point outside it is then farther. `Tracks`: the search keeps what
+/// its walk passed over (ForeignSearch::other) for the point's next bounds. The untracked kernel
+/// is round one's (whose climbs stop at their cells) and that of the runs without next bounds;
+/// it alone carries round one's deferral (Deferral, with levels > 0), so that the tracked
+/// searches compile without it (compiled in, it slowed the listed searches of rounds 3-6).
+template <class Metric, bool Tracks = true>
 struct FindNearestForeign
 {
   static constexpr int kRegisters = Metric::kSearchRegisters; ///< Exec::forEachSearch's budget
@@ -621,13 +624,13 @@ struct FindNearestForeign
       return;
     }
     float const reached = radius * ctx.reach; // >= radius (rounded to nearest); inf stays inf
-    ForeignSearch<Metric, !Defers> search{ &ctx, ctx.metric.query(self, p), p, comp,
+    ForeignSearch<Metric, Tracks> search{ &ctx, ctx.metric.query(self, p), p, comp,
       ctx.start(reached) };
     if (!ctx.bottomUp)
     {
       searchSubtree(ctx.tree.nodes, ctx.cells.leaves > 1 ? 0u : kLeafBit, search);
     }
-    else if constexpr (Defers)
+    else if constexpr (!Tracks)
     {
       Index const stop = searchFromCell(ctx, p, self.x, search, deferral.levels);
       if (stop != kNone)
@@ -642,7 +645,7 @@ struct FindNearestForeign
     {
       searchFromCell(ctx, p, self.x, search);
     }
-    ctx.finish(p, comp, search.best, reached, Defers ? 0.0f : search.other);
+    ctx.finish(p, comp, search.best, reached, Tracks ? search.other : 0.0f);
   }
 };
 
@@ -975,7 +978,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   else if (deferredLevels > 0)
   {
     exec.forEachSearch(m, components,
-      FindNearestForeign<Metric, true>{ search, { deferredLevels, searchList, listCount } });
+      FindNearestForeign<Metric, false>{ search, { deferredLevels, searchList, listCount } });
     exec.forEachListed(
       m, listCount, components, FinishDeferredSearch<Metric>{ search, searchList });
   }
@@ -987,7 +990,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   {
     // Without next bounds what the walk passes over bounds only the empty searches, which
     // do not pay for the tracking (lean layout, uniform 1e7 3D: round two 6.53 -> 6.98 ms).
-    exec.forEachSearch(m, components, FindNearestForeign<Metric, true>{ search, {} });
+    exec.forEachSearch(m, components, FindNearestForeign<Metric, false>{ search, {} });
   }
 }
 
