@@ -6,8 +6,10 @@
 // than a block reduces (a device scan of the tile maxima between the two launches). The engine
 // tests cannot see every fault of these: a running maximum too large only makes the subtree
 // labels kMixed (slower searches, the same tree).
+#include "PairSortCases.h"
 #include "TestSupport.h"
 #include "backends/CudaExec.cuh"
+#include "base/PairSort.h"
 
 #include <gtest/gtest.h>
 
@@ -229,6 +231,67 @@ TEST(CudaExec, ForEachListedDoesNothingOnceOneComponentIsLeft)
       deviceListedVisits<0>({ 5000u }, 5000, components);
     EXPECT_EQ(visits[0], std::vector<unsigned>(5001, 0u));
   }
+}
+
+/// base/PairSort.h on the GPU's radix sort, which orders the top 40 bits of each key only
+/// (keys in clusters that share them, runs short and long, exact ties; values increasing or
+/// not), in both layouts (the lean one sorts the list again when most pairs are in long runs),
+/// against std::sort of the pairs.
+TEST(CudaExec, PairSortOrdersTheRunsItsRadixSortLeaves)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  using emst::detail::Buffer;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  for (bool const lean : { false, true })
+  {
+    for (std::size_t const clusters : { std::size_t(40), std::size_t(3000), std::size_t(100000) })
+    {
+      for (int const keyBits : { 63, 62 })
+      {
+        for (bool const increasing : { true, false })
+        {
+          emst::testing::PairSortCase const c = emst::testing::makePairSortCase(
+            clusters, keyBits, increasing, static_cast<std::uint32_t>(clusters + keyBits));
+          auto const expected = emst::testing::sortedPairs(c);
+          std::size_t const n = c.keys.size();
+          std::vector<std::uint64_t> keys(n);
+          std::vector<Index> values(n);
+          {
+            CudaExec exec(stream);
+            exec.useLeanLayout(lean);
+            Buffer<std::uint64_t, CudaExec> dKeys(exec, n);
+            Buffer<Index, CudaExec> dValues(exec, n);
+            ASSERT_EQ(cudaMemcpyAsync(dKeys.data(), c.keys.data(), n * sizeof(std::uint64_t),
+                        cudaMemcpyHostToDevice, stream),
+              cudaSuccess);
+            ASSERT_EQ(cudaMemcpyAsync(dValues.data(), c.values.data(), n * sizeof(Index),
+                        cudaMemcpyHostToDevice, stream),
+              cudaSuccess);
+            emst::detail::sortPairs(exec, dKeys, dValues, keyBits, 40);
+            ASSERT_EQ(cudaMemcpyAsync(keys.data(), dKeys.data(), n * sizeof(std::uint64_t),
+                        cudaMemcpyDeviceToHost, stream),
+              cudaSuccess);
+            ASSERT_EQ(cudaMemcpyAsync(values.data(), dValues.data(), n * sizeof(Index),
+                        cudaMemcpyDeviceToHost, stream),
+              cudaSuccess);
+            ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+          }
+          std::size_t wrong = 0;
+          for (std::size_t i = 0; i < n; ++i)
+          {
+            wrong += keys[i] != expected[i].first || values[i] != expected[i].second;
+          }
+          EXPECT_EQ(wrong, 0u) << n << " pairs, " << keyBits << " key bits, lean " << lean
+                               << ", increasing values " << increasing;
+        }
+      }
+    }
+  }
+  cudaStreamDestroy(stream);
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "backends/Layouts.h"
+#include "base/Buffer.h"
 #include "base/Index.h"
 #include "emst/Emst.h"
 
@@ -14,6 +15,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/sort.h>
 #include <thrust/system/omp/execution_policy.h>
 
 #include <chrono>
@@ -131,6 +133,17 @@ public:
   {
     thrust::copy_if(this->policy(), thrust::counting_iterator<std::size_t>(0),
       thrust::counting_iterator<std::size_t>(n), out, pred);
+  }
+
+  /// Sorts the pairs (keys[i], values[i]) stably by key, in place, by every bit whatever the
+  /// bits asked for: Thrust's sequential radix sort of each thread's share (a comparison sort by
+  /// the top bits alone took twice as long: 2 threads, uniform 1e6 3D, the set-up's sort 27 ->
+  /// 50 ms, the output's 56 -> 77). Returns the lowest bit sorted, 0 (base/PairSort.h).
+  template <class K, class V>
+  int sortPairsByBits(Buffer<K, CpuExec>& keys, Buffer<V, CpuExec>& values, int, int)
+  {
+    thrust::stable_sort_by_key(this->policy(), keys.data(), keys.end(), values.data());
+    return 0;
   }
 
   /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless *components <= 1.

@@ -7,11 +7,13 @@
 #pragma once
 
 #include "backends/Layouts.h"
+#include "base/Buffer.h"
 #include "base/Index.h"
 #include "emst/Emst.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -27,6 +29,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace emst
@@ -485,6 +488,44 @@ public:
     this->deallocate(scratch, scratchBytes);
     EMST_CUDA_CHECK(status);
     this->checkLaunch("DeviceSelect::If");
+  }
+
+  /// Sorts the pairs (keys[i], values[i]) stably by the keys' bits [beginBit, endBit) (no key
+  /// has a bit set at or above endBit): CUB's radix sort, one pass a byte of that range (the
+  /// library's stable_sort_by_key sorts every bit), between each array and a copy of it; the
+  /// Buffers end up owning the sorted room. Returns the lowest bit sorted, beginBit.
+  template <class K, class V>
+  int sortPairsByBits(
+    Buffer<K, CudaExec>& keys, Buffer<V, CudaExec>& values, int beginBit, int endBit)
+  {
+    std::size_t const n = keys.size();
+    if (n < 2)
+    {
+      return beginBit;
+    }
+    Buffer<K, CudaExec> otherKeys(*this, n);
+    Buffer<V, CudaExec> otherValues(*this, n);
+    cub::DoubleBuffer<K> k(keys.data(), otherKeys.data());
+    cub::DoubleBuffer<V> v(values.data(), otherValues.data());
+    auto const items = static_cast<std::int64_t>(n);
+    std::size_t bytes = 0;
+    EMST_CUDA_CHECK(
+      cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, items, beginBit, endBit, this->Stream));
+    void* const scratch = this->allocate(bytes);
+    cudaError_t const status =
+      cub::DeviceRadixSort::SortPairs(scratch, bytes, k, v, items, beginBit, endBit, this->Stream);
+    this->deallocate(scratch, bytes);
+    EMST_CUDA_CHECK(status);
+    this->checkLaunch("DeviceRadixSort::SortPairs");
+    if (k.Current() != keys.data())
+    {
+      std::swap(keys, otherKeys);
+    }
+    if (v.Current() != values.data())
+    {
+      std::swap(values, otherValues);
+    }
+    return beginBit;
   }
 
   /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless the round has nothing

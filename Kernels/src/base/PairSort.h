@@ -1,0 +1,209 @@
+// SPDX-FileCopyrightText: 2026 The EMST plugin developers
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// (key, value) pairs into (key, value) order, where a key is a 64-bit word (a Morton code, a
+// length's bits) with fewer significant bits: one radix sort by the key's top bits, a pass
+// that puts each short run of keys equal in those bits in order in place, and the long runs
+// gathered and sorted together. Against a radix sort by every bit, the passes the lower bits
+// would take are saved; the runs they would have ordered are rare where the kept bits resolve
+// the keys (uniform 10^7 3D codes: 86 points in runs with 40 of 63 bits) and exact ties
+// (duplicate points, equal lengths) keep their value order through the same runs. Used by the
+// set-up's sort by code (Frame.h) and the output's by length (OutputOrder.h).
+#pragma once
+
+#include "base/Algorithms.h"
+#include "base/Buffer.h"
+#include "base/Index.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emst
+{
+namespace detail
+{
+
+/// Runs of keys equal in the sorted bits up to this long are put in order in place, each by one
+/// thread (SortShortRuns); longer ones (lattices, where one length may hold most of the list;
+/// clusters far denser than the box) are gathered and sorted together (InLongRun). Measured
+/// on the output's lengths (H100): with 32, a thread's insertion sort of a long short run was
+/// the whole pass's time on small sets (up to 0.17 ms more on lidar_lonestar519k, whose runs of
+/// 9 to 32 hold 0.3 million edges); with 32 or 16 in registers, the pass's register count
+/// slowed it on large ones. On 10^7 uniform points in 2D, 0.5% of the tied edges are in runs
+/// longer than 8.
+constexpr int kShortRun = 8;
+
+/// The bits of a key that the radix sort orders: those at and above `lowBit`.
+struct SortedBits
+{
+  int lowBit;
+  EMST_HD EMST_FORCEINLINE bool same(std::uint64_t a, std::uint64_t b) const
+  {
+    return (a >> lowBit) == (b >> lowBit);
+  }
+};
+
+/// After the radix sort: whether pair s lies in a run of more than kShortRun keys equal in the
+/// sorted bits (counting at most kShortRun + 1 of them): the one test of a long run, which
+/// SortShortRuns leaves to the gathered sort. Only there can the order still be wrong once
+/// SortShortRuns has run.
+struct InLongRun
+{
+  const std::uint64_t* keys; ///< [count], radix-sorted
+  std::size_t count;
+  SortedBits bits;
+  EMST_HD bool operator()(std::size_t s) const
+  {
+    std::uint64_t const key = keys[s];
+    int same = 1;
+    for (std::size_t k = s; k > 0 && same <= kShortRun && bits.same(keys[k - 1], key); --k)
+    {
+      ++same;
+    }
+    for (std::size_t k = s + 1; k < count && same <= kShortRun && bits.same(keys[k], key); ++k)
+    {
+      ++same;
+    }
+    return same > kShortRun;
+  }
+};
+
+/// After the radix sort: the thread at the start of a run of two to kShortRun keys equal in the
+/// sorted bits puts the run in (key, value) order (an insertion sort, stable: a run already in
+/// order, such as copies of one key with increasing values, stays as it is).
+template <class V>
+struct SortShortRuns
+{
+  std::uint64_t* keys; ///< [count], radix-sorted; each short run in order on return
+  V* values;           ///< [count]
+  std::size_t count;
+  SortedBits bits;
+  EMST_HD void operator()(std::size_t s) const
+  {
+    std::uint64_t const first = keys[s];
+    if ((s > 0 && bits.same(keys[s - 1], first)) || s + 1 >= count ||
+      !bits.same(keys[s + 1], first) || InLongRun{ keys, count, bits }(s))
+    {
+      return; // not the first of a run of two or more, or the run is a long one
+    }
+    std::size_t end = s + 2;
+    while (end < count && bits.same(keys[end], first))
+    {
+      ++end; // at most kShortRun in all (InLongRun)
+    }
+    int const size = static_cast<int>(end - s);
+    std::uint64_t key[kShortRun];
+    V value[kShortRun];
+    for (int k = 0; k < size; ++k)
+    {
+      std::uint64_t const nextKey = keys[s + k];
+      V const nextValue = values[s + k];
+      int j = k;
+      for (; j > 0 && (key[j - 1] > nextKey || (key[j - 1] == nextKey && value[j - 1] > nextValue));
+           --j)
+      {
+        key[j] = key[j - 1];
+        value[j] = value[j - 1];
+      }
+      key[j] = nextKey;
+      value[j] = nextValue;
+    }
+    for (int k = 0; k < size; ++k)
+    {
+      keys[s + k] = key[k];
+      values[s + k] = value[k];
+    }
+  }
+};
+
+/// A pair of a long run, gathered.
+template <class V>
+struct KeyedValue
+{
+  std::uint64_t key;
+  V value;
+};
+
+struct KeyedValueLess
+{
+  template <class V>
+  EMST_HD bool operator()(const KeyedValue<V>& a, const KeyedValue<V>& b) const
+  {
+    return a.key != b.key ? a.key < b.key : a.value < b.value;
+  }
+};
+
+template <class V>
+struct GatherRuns
+{
+  const Index* slotOfTied;   ///< [t]
+  const std::uint64_t* keys; ///< [n]
+  const V* values;           ///< [n]
+  KeyedValue<V>* tied;       ///< [t]
+  EMST_HD void operator()(std::size_t t) const
+  {
+    tied[t] = KeyedValue<V>{ keys[slotOfTied[t]], values[slotOfTied[t]] };
+  }
+};
+
+/// A long run keeps its slots (its sorted bits are the major key): its pairs, in order, go back
+/// there.
+template <class V>
+struct ScatterRuns
+{
+  const Index* slotOfTied;    ///< [t]
+  const KeyedValue<V>* tied;  ///< [t], sorted
+  std::uint64_t* keys;        ///< [n]
+  V* values;                  ///< [n]
+  EMST_HD void operator()(std::size_t t) const
+  {
+    keys[slotOfTied[t]] = tied[t].key;
+    values[slotOfTied[t]] = tied[t].value;
+  }
+};
+
+/// Sorts the pairs (keys[i], values[i]) into (key, value) order, each key below 2^keyBits: a
+/// stable sort by key when the values increase on entry. The radix sort orders the top
+/// `radixBits` of those bits (Exec::sortPairsByBits, whose result may be in other room: the
+/// Buffers are swapped; a backend may sort more bits, the CPU sorts them all), the runs of keys
+/// equal in the bits it sorted are ordered as above. Where memory comes
+/// first (Exec::savesMemory) and most pairs are in long runs, the whole list is sorted again, by
+/// value and then stably by every key bit, which takes less room than the runs gathered (the
+/// sorts' second copy against a slot, a gathered pair and the merge sort's copy of it).
+template <class Exec, class V>
+void sortPairs(
+  Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, Exec>& values, int keyBits, int radixBits)
+{
+  std::size_t const n = keys.size();
+  if (n < 2)
+  {
+    return;
+  }
+  SortedBits const bits{ exec.sortPairsByBits(
+    keys, values, keyBits > radixBits ? keyBits - radixBits : 0, keyBits) };
+  exec.forEach(n, SortShortRuns<V>{ keys.data(), values.data(), n, bits });
+  // Counted apart: one atomic a warp where most pairs are in long runs (the output of cosmo
+  // 1e7 2D) took 0.35 ms more than the library's count (H100).
+  std::size_t const tied = static_cast<std::size_t>(thrust::count_if(
+    exec.policy(), Counting(0), Counting(n), InLongRun{ keys.data(), n, bits }));
+  if (tied == 0)
+  {
+    return;
+  }
+  if (exec.savesMemory() &&
+    (sizeof(Index) + 2 * sizeof(KeyedValue<V>)) * tied > (sizeof(std::uint64_t) + sizeof(V)) * n)
+  {
+    exec.sortPairsByBits(values, keys, 0, static_cast<int>(8 * sizeof(V)));
+    exec.sortPairsByBits(keys, values, 0, keyBits);
+    return;
+  }
+  Buffer<Index, Exec> slotOfTied(exec, tied);
+  exec.selectIndices(n, slotOfTied.data(), InLongRun{ keys.data(), n, bits });
+  Buffer<KeyedValue<V>, Exec> run(exec, tied);
+  exec.forEach(tied, GatherRuns<V>{ slotOfTied.data(), keys.data(), values.data(), run.data() });
+  thrust::sort(exec.policy(), run.data(), run.end(), KeyedValueLess{});
+  exec.forEach(tied, ScatterRuns<V>{ slotOfTied.data(), run.data(), keys.data(), values.data() });
+}
+
+} // namespace detail
+} // namespace emst
