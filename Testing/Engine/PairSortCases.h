@@ -29,7 +29,8 @@ struct PairSortCase
   std::vector<Index> values;
 };
 
-inline PairSortCase makePairSortCase(std::size_t clusters, int keyBits, bool increasingValues, std::uint32_t seed)
+inline PairSortCase makePairSortCase(
+  std::size_t clusters, int keyBits, bool increasingValues, std::uint32_t seed)
 {
   std::mt19937_64 random(seed);
   PairSortCase c;

@@ -21,8 +21,8 @@ namespace
 using emst::detail::Buffer;
 using emst::detail::CpuExec;
 using emst::detail::Index;
-using emst::testing::PairSortCase;
 using emst::testing::makePairSortCase;
+using emst::testing::PairSortCase;
 
 /// The CPU backend with the GPU's sort: stably by the bits [beginBit, endBit) only.
 template <bool MemoryFirst>

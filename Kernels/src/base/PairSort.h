@@ -151,10 +151,10 @@ struct GatherRuns
 template <class V>
 struct ScatterRuns
 {
-  const Index* slotOfTied;    ///< [t]
-  const KeyedValue<V>* tied;  ///< [t], sorted
-  std::uint64_t* keys;        ///< [n]
-  V* values;                  ///< [n]
+  const Index* slotOfTied;   ///< [t]
+  const KeyedValue<V>* tied; ///< [t], sorted
+  std::uint64_t* keys;       ///< [n]
+  V* values;                 ///< [n]
   EMST_HD void operator()(std::size_t t) const
   {
     keys[slotOfTied[t]] = tied[t].key;
@@ -171,8 +171,8 @@ struct ScatterRuns
 /// value and then stably by every key bit, which takes less room than the runs gathered (the
 /// sorts' second copy against a slot, a gathered pair and the merge sort's copy of it).
 template <class Exec, class V>
-void sortPairs(
-  Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, Exec>& values, int keyBits, int radixBits)
+void sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, Exec>& values, int keyBits,
+  int radixBits)
 {
   std::size_t const n = keys.size();
   if (n < 2)
@@ -184,8 +184,8 @@ void sortPairs(
   exec.forEach(n, SortShortRuns<V>{ keys.data(), values.data(), n, bits });
   // Counted apart: one atomic a warp where most pairs are in long runs (the output of cosmo
   // 1e7 2D) took 0.35 ms more than the library's count (H100).
-  std::size_t const tied = static_cast<std::size_t>(thrust::count_if(
-    exec.policy(), Counting(0), Counting(n), InLongRun{ keys.data(), n, bits }));
+  std::size_t const tied = static_cast<std::size_t>(
+    thrust::count_if(exec.policy(), Counting(0), Counting(n), InLongRun{ keys.data(), n, bits }));
   if (tied == 0)
   {
     return;
