@@ -6,6 +6,7 @@
 #pragma once
 
 #include "backends/Layouts.h"
+#include "base/Atomics.h"
 #include "base/Buffer.h"
 #include "base/Index.h"
 #include "emst/Emst.h"
@@ -76,7 +77,7 @@ public:
 #pragma omp parallel for schedule(static) num_threads(Threads) if (count > kSerialBelow)
     for (std::int64_t i = 0; i < count; ++i)
     {
-      f(static_cast<std::size_t>(i));
+      callAt(f, static_cast<std::size_t>(i));
     }
   }
 
@@ -114,7 +115,7 @@ public:
 #pragma omp parallel for schedule(dynamic, 512) num_threads(Threads) if (count > kSerialBelow)
     for (std::int64_t i = 0; i < count; ++i)
     {
-      f(static_cast<std::size_t>(i));
+      callAt(f, static_cast<std::size_t>(i));
     }
   }
 

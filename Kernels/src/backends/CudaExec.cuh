@@ -7,6 +7,7 @@
 #pragma once
 
 #include "backends/Layouts.h"
+#include "base/Atomics.h"
 #include "base/Buffer.h"
 #include "base/Index.h"
 #include "emst/Emst.h"
@@ -95,10 +96,22 @@ __global__ void componentKernel(const std::uint32_t* components, F f)
     return;
   }
   std::size_t const stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
+  if constexpr (TakesSlotsTogether<F>::value)
   {
-    f(i);
+    // Every thread of a block, as many times as the block's first: a uniform loop.
+    for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x; first < n;
+         first += stride)
+    {
+      f(first + threadIdx.x, first + threadIdx.x < n);
+    }
+  }
+  else
+  {
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+    {
+      f(i);
+    }
   }
 }
 
@@ -128,7 +141,11 @@ __device__ __forceinline__ void unlessDone(std::size_t n, const std::uint32_t* c
     return;
   }
   std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n)
+  if constexpr (TakesSlotsTogether<F>::value)
+  {
+    f(i, i < n);
+  }
+  else if (i < n)
   {
     f(i);
   }

@@ -128,26 +128,36 @@ struct HookAndEmit
                            : recordOfPoint[candidates.candidateOfPoint[comps.winner(c)]].comp;
   }
 
-  EMST_HD void operator()(std::size_t index) const
+  static constexpr bool kTakesSlotsTogether = true; ///< the edges' slots
+
+  EMST_HD void operator()(std::size_t index, bool active) const
   {
     Index const c = static_cast<Index>(index);
-    Index const t = this->hookOf(c);
-    Index const p = comps.winner(c);
-    if (comps.boundOfComp)
+    Index p = kNone;
+    bool emits = false;
+    if (active)
     {
-      comps.reset(c);
+      Index const t = this->hookOf(c);
+      p = comps.winner(c);
+      if (comps.boundOfComp)
+      {
+        comps.reset(c);
+      }
+      if (c < t && this->hookOf(t) == c)
+      {
+        storeShared(&comps.hookOfComp[c], c);
+      }
+      else
+      {
+        if (!hooksAreAnswers)
+        {
+          comps.hookOfComp[c] = t;
+        }
+        emits = true;
+      }
     }
-    if (c < t && this->hookOf(t) == c)
-    {
-      storeShared(&comps.hookOfComp[c], c);
-      return;
-    }
-    if (!hooksAreAnswers)
-    {
-      comps.hookOfComp[c] = t;
-    }
-    std::uint32_t const slot = takeSlot(edges.edgeCount);
-    if (slot < edges.capacity)
+    std::uint32_t const slot = takeSlotTogether(edges.edgeCount, emits);
+    if (emits && slot < edges.capacity)
     {
       // 64-bit: 2 * slot passes 2^32 from 2^31 + 1 points on.
       std::size_t const at = 2 * static_cast<std::size_t>(slot);
@@ -165,11 +175,13 @@ struct HookAndEmit
 struct FindRoots
 {
   ComponentArrays comps;
-  std::uint32_t* rootCount; ///< [1], zero on entry
-  EMST_HD void operator()(std::size_t index) const
+  std::uint32_t* rootCount;                         ///< [1], zero on entry
+  static constexpr bool kTakesSlotsTogether = true; ///< the roots' labels
+
+  EMST_HD void operator()(std::size_t index, bool active) const
   {
     Index x = static_cast<Index>(index);
-    for (;;)
+    for (; active;)
     {
       Index const parent = loadShared(&comps.hookOfComp[x]);
       if (parent == x)
@@ -183,7 +195,12 @@ struct FindRoots
       }
       x = grand;
     }
-    comps.rootOfComp[index] = x == index ? takeSlot(rootCount) : x;
+    bool const isRoot = active && x == index;
+    std::uint32_t const label = takeSlotTogether(rootCount, isRoot);
+    if (active)
+    {
+      comps.rootOfComp[index] = isRoot ? label : x;
+    }
   }
 };
 

@@ -834,22 +834,26 @@ struct FindNeighbourList
 };
 
 /// Once most points need no search (the later rounds), the ones that do are listed first, in
-/// Morton order within each warp, so that the searches run on full warps instead of on the few
+/// Morton order within each block, so that the searches run on full warps instead of on the few
 /// lanes of each warp that search. A listed point asks again (needsSearch is idempotent for it:
 /// its candidate stays invalid) under the component's bound as it is by then.
 template <class Metric>
 struct ListSearchers
 {
   SearchContext<Metric> ctx;
-  Index* list;          ///< [m] written up to *count
-  std::uint32_t* count; ///< [1], 0 on entry
-  EMST_HD void operator()(std::size_t index) const
+  Index* list;                                      ///< [m] written up to *count
+  std::uint32_t* count;                             ///< [1], 0 on entry
+  static constexpr bool kTakesSlotsTogether = true; ///< the list's slots
+
+  EMST_HD void operator()(std::size_t index, bool active) const
   {
     Index const p = static_cast<Index>(index);
     float radius = 0.0f;
-    if (ctx.needsSearch(p, ctx.points.recordOfPoint[p].comp, radius))
+    bool const searches = active && ctx.needsSearch(p, ctx.points.recordOfPoint[p].comp, radius);
+    std::uint32_t const slot = takeSlotTogether(count, searches);
+    if (searches)
     {
-      list[takeSlot(count)] = p;
+      list[slot] = p;
     }
   }
 };
