@@ -388,27 +388,30 @@ TEST_P(Engine, NearlyEqualLengths)
 
 TEST_P(Engine, ClustersFinerThanTheSortedCodeBits)
 {
-  // The set-up's radix sort orders the top 40 bits of the points' Morton codes, and the runs of
-  // codes equal in them are ordered afterwards (base/PairSort.h: runs of up to 8 in place,
-  // longer ones gathered): clusters far smaller than the box (2^-16 of it in 3D, 2^-24 in 2D,
-  // so their codes share those bits and differ below them) of 2 to 8 points and of 9, 30 and
-  // 300, each with a copy of one of its points, the box's corners far away, the input order
-  // shuffled. A run left unordered gives wrong leaves (longer than a leaf holds) or copies that
-  // the duplicates phase does not find (any run).
+  // The set-up's radix sort orders the top 48 bits of the points' Morton codes (kCodeRadixBits:
+  // 16 levels of cells in 3D, 24 in 2D), and the runs of codes equal in them are ordered
+  // afterwards (base/PairSort.h: runs of up to 8 in place, longer ones gathered): clusters of 2
+  // to 8 points and of 9, 30 and 300, each inside one cell of that level and spread over many
+  // lattice cells below it (the box is [0, 1]^dim, so cells are aligned to powers of two; in 2D
+  // near the origin, where float frame coordinates resolve the 31-bit lattice), each with a
+  // copy of one of its points, the input order shuffled. A run left unordered gives wrong
+  // leaves (longer than a leaf holds) or copies that the duplicates phase does not find.
   for (int dim : { 2, 3 })
   {
-    double const side = std::ldexp(1.0, dim == 3 ? -16 : -24);
+    int const level = dim == 3 ? 16 : 24;
+    double const cell = std::ldexp(1.0, -level);
     Rng rng(24 + static_cast<std::uint64_t>(dim));
     std::vector<Point> points = { Point{ 0.0, 0.0, 0.0 }, Point{ 1.0, 1.0, dim == 3 ? 1.0 : 0.0 } };
     int cluster = 0;
     for (int size : { 2, 3, 5, 8, 9, 30, 300 })
     {
       ++cluster;
-      Point const corner{ 0.1 * cluster, 0.95 - 0.1 * cluster, dim == 3 ? 0.05 * cluster : 0.0 };
-      for (const Point& offset : uniformPoints(rng, static_cast<std::size_t>(size), dim, side))
+      // A cell's middle half: [corner + cell / 4, corner + 3 cell / 4) on every axis.
+      double const corner = dim == 3 ? std::ldexp(cluster, -4) : std::ldexp(cluster, -20);
+      for (const Point& offset : uniformPoints(rng, static_cast<std::size_t>(size), dim, cell / 2))
       {
-        points.push_back(
-          Point{ corner[0] + offset[0], corner[1] + offset[1], corner[2] + offset[2] });
+        points.push_back(Point{ corner + cell / 4 + offset[0], corner + cell / 4 + offset[1],
+          dim == 3 ? corner + cell / 4 + offset[2] : 0.0 });
       }
       points.push_back(points.back());
     }

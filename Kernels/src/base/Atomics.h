@@ -105,8 +105,9 @@ EMST_HD EMST_FORCEINLINE void callAt(const F& f, std::size_t i)
 /// of the block calls it (a collective: a block-wide sum of the warps' ballots, then one thread
 /// adds the block's total). Where most warps of a launch take a slot, takeSlot's atomic a warp
 /// on one counter is the launch's time (H100, 10^7 threads, at least one taker a warp: 250 us
-/// against 42 without the slots, 144 at one taker in 32). Returns an unspecified value to a
-/// thread that wants none. On the CPU, takeSlot for those that want one.
+/// against 42 without the slots, 144 at one taker in 32). Blocks of whole warps, at most 1024
+/// threads. Returns an unspecified value to a thread that wants none. On the CPU, takeSlot for
+/// those that want one.
 EMST_HD EMST_FORCEINLINE std::uint32_t takeSlotTogether(std::uint32_t* counter, bool wants)
 {
 #if defined(__CUDA_ARCH__)

@@ -6,9 +6,9 @@
 // that puts each short run of keys equal in those bits in order in place, and the long runs
 // gathered and sorted together. Against a radix sort by every bit, the passes the lower bits
 // would take are saved; the runs they would have ordered are rare where the kept bits resolve
-// the keys (uniform 10^7 3D codes: 86 points in runs with 40 of 63 bits) and exact ties
-// (duplicate points, equal lengths) keep their value order through the same runs. Used by the
-// set-up's sort by code (Frame.h) and the output's by length (OutputOrder.h).
+// the keys (10^7 3D codes: 86 uniform points in runs with 40 of 63 bits, 0.7% of cosmo's with
+// 48) and exact ties (duplicate points, equal lengths) get their value order in the same runs.
+// Used by the set-up's sort by code (Frame.h) and the output's by length (OutputOrder.h).
 #pragma once
 
 #include "base/Algorithms.h"
