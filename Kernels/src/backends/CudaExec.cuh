@@ -73,6 +73,22 @@ __device__ __forceinline__ void followPreviousKernel()
 #endif
 }
 
+/// f at index i of a range of n: f(i) when i < n; a functor that takes slots together
+/// (TakesSlotsTogether) on every thread, f(i, i < n). Callers reach it on every thread of a
+/// block alike.
+template <class F>
+__device__ __forceinline__ void callInRange(const F& f, std::size_t i, std::size_t n)
+{
+  if constexpr (TakesSlotsTogether<F>::value)
+  {
+    f(i, i < n);
+  }
+  else if (i < n)
+  {
+    f(i);
+  }
+}
+
 template <class F>
 __global__ void forEachKernel(std::size_t n, F f)
 {
@@ -96,22 +112,11 @@ __global__ void componentKernel(const std::uint32_t* components, F f)
     return;
   }
   std::size_t const stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  if constexpr (TakesSlotsTogether<F>::value)
+  // Stepped by the block's first index: every thread of a block runs the loop as often.
+  for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x; first < n;
+       first += stride)
   {
-    // Every thread of a block, as many times as the block's first: a uniform loop.
-    for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x; first < n;
-         first += stride)
-    {
-      f(first + threadIdx.x, first + threadIdx.x < n);
-    }
-  }
-  else
-  {
-    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-    {
-      f(i);
-    }
+    callInRange(f, first + threadIdx.x, n);
   }
 }
 
@@ -140,15 +145,7 @@ __device__ __forceinline__ void unlessDone(std::size_t n, const std::uint32_t* c
   {
     return;
   }
-  std::size_t const i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if constexpr (TakesSlotsTogether<F>::value)
-  {
-    f(i, i < n);
-  }
-  else if (i < n)
-  {
-    f(i);
-  }
+  callInRange(f, static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x, n);
 }
 
 /// unlessDone in blocks of Block threads (the searches run with their own, smaller block size).

@@ -181,7 +181,7 @@ struct FindRoots
   EMST_HD void operator()(std::size_t index, bool active) const
   {
     Index x = static_cast<Index>(index);
-    for (; active;)
+    while (active)
     {
       Index const parent = loadShared(&comps.hookOfComp[x]);
       if (parent == x)
