@@ -138,7 +138,7 @@ EMST_HD EMST_FORCEINLINE std::uint32_t takeSlotTogether(std::uint32_t* counter, 
   __syncthreads(); // the block's next call may overwrite the words read here
   return slot;
 #else
-  return wants ? __atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED) : 0u;
+  return wants ? takeSlot(counter) : 0u;
 #endif
 }
 

@@ -128,37 +128,37 @@ struct HookAndEmit
                            : recordOfPoint[candidates.candidateOfPoint[comps.winner(c)]].comp;
   }
 
+  /// Hooks c (or makes it the root of its pair) and clears its bound; true when c emits its
+  /// minimum edge.
+  EMST_HD EMST_FORCEINLINE bool hook(Index c) const
+  {
+    Index const t = this->hookOf(c);
+    if (comps.boundOfComp)
+    {
+      comps.reset(c);
+    }
+    if (c < t && this->hookOf(t) == c)
+    {
+      storeShared(&comps.hookOfComp[c], c);
+      return false;
+    }
+    if (!hooksAreAnswers)
+    {
+      comps.hookOfComp[c] = t;
+    }
+    return true;
+  }
+
   static constexpr bool kTakesSlotsTogether = true; ///< the edges' slots
 
   EMST_HD void operator()(std::size_t index, bool active) const
   {
     Index const c = static_cast<Index>(index);
-    Index p = kNone;
-    bool emits = false;
-    if (active)
-    {
-      Index const t = this->hookOf(c);
-      p = comps.winner(c);
-      if (comps.boundOfComp)
-      {
-        comps.reset(c);
-      }
-      if (c < t && this->hookOf(t) == c)
-      {
-        storeShared(&comps.hookOfComp[c], c);
-      }
-      else
-      {
-        if (!hooksAreAnswers)
-        {
-          comps.hookOfComp[c] = t;
-        }
-        emits = true;
-      }
-    }
+    bool const emits = active && this->hook(c);
     std::uint32_t const slot = takeSlotTogether(edges.edgeCount, emits);
     if (emits && slot < edges.capacity)
     {
+      Index const p = comps.winner(c); // the winners are not written in this pass
       // 64-bit: 2 * slot passes 2^32 from 2^31 + 1 points on.
       std::size_t const at = 2 * static_cast<std::size_t>(slot);
       edges.edgePoints[at] = p;
