@@ -13,7 +13,7 @@
 
 using emst::detail::DevicePlan;
 using emst::detail::gpuBytesPerPoint;
-using emst::detail::kGpuFastLeaves;
+using emst::detail::gpuLeaves;
 using emst::detail::kGpuFixedBytes;
 using emst::detail::kGpuLeanLeaves;
 using emst::detail::planDevice;
@@ -31,12 +31,13 @@ std::size_t planned(std::size_t n, int dim, bool lean, std::size_t input, std::s
 
 TEST(DevicePlan, LeanLeavesAreFewerAndTakeLess)
 {
-  // Halved cells end nearer their capacity than octree cells, and hold more: fewer leaves.
+  // Halved cells end nearer their capacity than octree cells; the lean ones hold more points
+  // than the fast ones of either dimension: fewer leaves.
   EXPECT_TRUE(kGpuLeanLeaves.splitsInTwo);
-  EXPECT_FALSE(kGpuFastLeaves.splitsInTwo);
-  EXPECT_GT(kGpuLeanLeaves.capacity, kGpuFastLeaves.capacity);
   for (int dim : { 2, 3 })
   {
+    EXPECT_EQ(gpuLeaves(true, dim).capacity, kGpuLeanLeaves.capacity) << dim << "D";
+    EXPECT_GT(kGpuLeanLeaves.capacity, gpuLeaves(false, dim).capacity) << dim << "D";
     EXPECT_LT(gpuBytesPerPoint(true, dim), gpuBytesPerPoint(false, dim)) << dim << "D";
   }
   EXPECT_LE(gpuBytesPerPoint(true, 2), gpuBytesPerPoint(true, 3));

@@ -3,10 +3,10 @@
 //
 // The leaf cells' levels (Kernels/src/phases/LeafLevels.h, the engine's own header) against
 // their definition, by brute force: the leaf of point k is the largest Morton cell holding k
-// whose prefix is a whole number of splits (1 bit: cells halved along one axis, the CPU's; Dim
-// bits: octree/quadtree cells, the GPU's) and which holds at most C points, or the finest cell
-// when even that one holds more (equal codes). The engine's trees do not depend on the leaves,
-// so the tree tests cannot see a wrong leaf; these do.
+// whose prefix is a whole number of splits (1 bit: cells halved along one axis, the CPU's and
+// the GPU's in 3D; Dim bits: quadtree cells, the GPU's in 2D, or octree cells) and which holds at
+// most C points, or the finest cell when even that one holds more (equal codes). The engine's trees
+// do not depend on the leaves, so the tree tests cannot see a wrong leaf; these do.
 #include "phases/LeafLevels.h"
 
 #include <gtest/gtest.h>

@@ -345,9 +345,9 @@ public:
   /// The exact coordinates are read from the input in place, through the input indices (no
   /// Morton-ordered copy: 12 bytes a point fewer in 3D float), for about 0.5% more time.
   static constexpr bool kCopiesExactCoordinates = false;
-  /// Leaves: the fast layout (octree/quadtree cells of up to 16 points), or the lean one when
-  /// only that fits the GPU's memory (backends/Layouts.h, runOnCuda's plan).
-  LeafLayout leafLayout() const { return this->Lean ? kGpuLeanLeaves : kGpuFastLeaves; }
+  /// Leaves: the fast layout (3D: cells halved up to 8 points; 2D: quadtree cells of up to 16),
+  /// or the lean one when only that fits the GPU's memory (backends/Layouts.h, runOnCuda's plan).
+  LeafLayout leafLayout(int dim) const { return gpuLeaves(this->Lean, dim); }
   void useLeanLayout(bool lean) { this->Lean = lean; }
   /// Memory before speed where the two trade (the output's tie order): with the lean layout.
   bool savesMemory() const { return this->Lean; }

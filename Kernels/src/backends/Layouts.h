@@ -22,13 +22,26 @@ struct LeafLayout
   bool splitsInTwo;
 };
 
-/// The GPU's layouts. Fast: octree/quadtree cells of up to 16 points (a thread scans its leaves
-/// alone, so fuller leaves cost the warps more than the nodes they save). Lean: cells halved up
-/// to 24 points, about 4 times fewer leaves and tree nodes, 8-19 bytes a point less in 3D for
-/// 5-20% more time (H100, RESULTS.md, 2026-11-24: uniform 1e7 3D 30.8 ms / 58.1 bytes a point
-/// -> 36.0 / 46.7, cosmo 33.4 / 57.6 -> 36.5 / 47.2, lidar_lonestar519k 3.0 / 55.5 -> 3.1 / 47.6).
-constexpr LeafLayout kGpuFastLeaves{ 16, false };
+/// The GPU's layouts. Fast: in 3D cells halved up to 8 points, in 2D quadtree cells of up to 16
+/// (a thread scans its leaves alone, so fuller leaves cost the warps more than the nodes they
+/// save). Octree cells grow eightfold a level, so how full they end depends on where the count
+/// falls between powers of 8 (10^7 uniform points: about 5 a leaf, 3*10^7: many cells just
+/// over 16, split into leaves of 2); halved cells end near their capacity at any count. H100,
+/// against octree cells of 16 (RESULTS.md, 2026-11-25, ms): uniform 3e7 3D 73.7 -> 66.1, cosmo
+/// 3e7 3D 71.7 -> 68.6, cosmo 1e7 3D 24.0 -> 22.9, uniform 1e7 3D 22.1 -> 22.3, 2 bytes a point
+/// less; in 2D (quadtree levels 4 apart) halved cells of 8 were even, at 4 bytes a point more.
+/// Lean: cells halved up to 24 points, about 3 times fewer leaves and tree nodes, for 5-20% more
+/// time (H100, RESULTS.md, 2026-11-24: uniform 1e7 3D 30.8 ms / 58.1 bytes a point -> 36.0 /
+/// 46.7, cosmo 33.4 / 57.6 -> 36.5 / 47.2, lidar_lonestar519k 3.0 / 55.5 -> 3.1 / 47.6).
+constexpr LeafLayout kGpuFastLeaves3D{ 8, true };
+constexpr LeafLayout kGpuFastLeaves2D{ 16, false };
 constexpr LeafLayout kGpuLeanLeaves{ 24, true };
+
+/// The GPU's leaves for a run of dimension `dim` (2 or 3) in the lean or the fast layout.
+constexpr LeafLayout gpuLeaves(bool lean, int dim)
+{
+  return lean ? kGpuLeanLeaves : (dim == 3 ? kGpuFastLeaves3D : kGpuFastLeaves2D);
+}
 
 /// The CUDA engine's device memory a point at its peak (input excluded), by layout and
 /// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 69.1,

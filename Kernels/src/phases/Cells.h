@@ -257,7 +257,7 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   Cells<Exec, T, Dim> cells(exec);
   {
     Buffer<std::uint8_t, Exec> levelOfPoint(exec, m);
-    LeafLayout const layout = leafLayout(exec.leafLayout());
+    LeafLayout const layout = leafLayout(exec.leafLayout(Dim));
     std::size_t const c = static_cast<std::size_t>(layout.capacity);
     if (m > c)
     {
