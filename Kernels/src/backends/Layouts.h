@@ -44,8 +44,9 @@ constexpr LeafLayout gpuLeaves(bool lean, int dim)
 }
 
 /// The CUDA engine's device memory a point at its peak (input excluded), by layout and
-/// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 69.1,
-/// 2D 52.0; lean 3D 49.3, 2D 46.3, from 14k to 3e7 points), with room for data less kind (small
+/// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 63.5
+/// with its halved leaves, 69.1 with the octree ones before, 2D 52.0; lean 3D 49.3, 2D 46.3,
+/// from 14k to 3e7 points), with room for data less kind (small
 /// leaves in clustered data, many tied lengths). A run whose peak exceeds it fails cleanly
 /// (OutOfMemory, which Auto turns into a run on the CPU).
 inline std::size_t gpuBytesPerPoint(bool lean, int dim)
