@@ -351,7 +351,7 @@ public:
   void useLeanLayout(bool lean) { this->Lean = lean; }
   /// Memory before speed where the two trade (the output's tie order): with the lean layout.
   bool savesMemory() const { return this->Lean; }
-  /// Large 3D sets list their searchers from round three (listsSearchers): full warps.
+  /// Large sets list their searchers from round two (listsSearchers): full warps.
   static constexpr bool kListsSearchers = true;
   /// Round one defers its searches' long climbs (deferredClimbLevels): full warps for them.
   static constexpr bool kDefersClimbs = true;

@@ -85,13 +85,18 @@ inline bool searchesBottomUp(int round)
   return start == Start::BottomUp || (start == Start::BottomUpFirstRound && round == 1);
 }
 
-/// Whether round `round` lists its searchers first (ListSearchers). Measured (H200, 7 runs): 3D
-/// sets of 10^7 points gain 2-10% from round three on (uniform 37.9 -> 34.2 ms), 2D sets lose
-/// 1-2%, sets below 10^6 points lose up to 10% (two more launches a round, each over every
-/// point). Only where the backend runs warps (Exec::kListsSearchers): a CPU core has no idle
-/// lanes to fill, and pays the extra pass (2 cores, uniform 3D: 1e6 points 852 -> 918 ms,
-/// 2e6 points 1813 -> 1940 ms with the list from round three). Knob for benchmarking:
-/// EMST_LIST_FROM, the first listing round (0: never), on any backend.
+/// Whether round `round` lists its searchers first (ListSearchers): two more launches a round,
+/// each over every point, for searches in full warps. Only where the backend runs warps
+/// (Exec::kListsSearchers): a CPU core has no idle lanes to fill, and pays the extra pass (2
+/// cores, uniform 3D: 1e6 points 852 -> 918 ms, 2e6 points 1813 -> 1940 ms with the list from
+/// round three). From round two in 3D sets of 2^19 points or more, 2D sets of 2^22 or more. H100
+/// (RESULTS.md, 2026-11-25), against the list from round three in 3D sets of 2^20 points or
+/// more and none in 2D, medians of three blocks, ms: uniform 3e7 2D 55.74 -> 52.87, cosmo 3e7
+/// 2D 57.40 -> 55.76, uniform 1e7 2D 17.54 -> 16.89, cosmo 1e7 2D 18.55 -> 18.35, uniform 1e7 3D
+/// 22.46 -> 22.34, cosmo 1e7 3D 23.05 -> 22.95, uniform 1e6 3D 3.41 -> 3.34 (it listed none);
+/// below, the launches cost more than the full warps save (uniform 1e6 2D 2.63 -> 2.72, uniform
+/// 1e5 3D 1.33 -> 1.45). Knob for benchmarking: EMST_LIST_FROM, the first listing round (0:
+/// never), on any backend.
 inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
 {
   static int const forced = []
@@ -99,8 +104,8 @@ inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
     const char* text = std::getenv("EMST_LIST_FROM");
     return text ? std::atoi(text) : -1;
   }();
-  bool const large3D = dim == 3 && m >= (std::size_t(1) << 20);
-  int const from = forced >= 0 ? forced : (backendLists && large3D ? 3 : 0);
+  std::size_t const listedFrom = std::size_t(1) << (dim == 3 ? 19 : 22);
+  int const from = forced >= 0 ? forced : (backendLists && m >= listedFrom ? 2 : 0);
   return from > 0 && round >= from;
 }
 
