@@ -43,8 +43,8 @@ public:
   static constexpr bool kCopiesExactCoordinates = true;
   /// Leaves of up to 32 points, cells split in two (buildCells). A core walks a large leaf's
   /// points cheaply and loses to the branches of each node it visits: on 2 cores, uniform 1e6 3D
-  /// 1166 -> 924 ms and 97.6 -> 76.4 bytes a point against the GPU's leaves of the time (octree
-  /// cells of up to 16), cosmo 1e6 3D 1008 -> 867 ms, uniform 1e6 2D 612 -> 586.
+  /// 1166 -> 924 ms and 97.6 -> 76.4 bytes a point against octree cells of up to 16 (the GPU's
+  /// leaves then), cosmo 1e6 3D 1008 -> 867 ms, uniform 1e6 2D 612 -> 586.
   LeafLayout leafLayout(int /*dim*/) const { return LeafLayout{ 32, true }; }
   /// Speed first where memory and speed trade (the output's tie order).
   bool savesMemory() const { return false; }

@@ -29,10 +29,11 @@ struct LeafLayout
 /// over 16, split into leaves of 2); halved cells end near their capacity at any count. H100,
 /// against octree cells of 16 (RESULTS.md, 2026-11-25, ms): uniform 3e7 3D 73.7 -> 66.1, cosmo
 /// 3e7 3D 71.7 -> 68.6, cosmo 1e7 3D 24.0 -> 22.9, uniform 1e7 3D 22.1 -> 22.3, 2 bytes a point
-/// less; in 2D (quadtree levels 4 apart) halved cells of 8 were even, at 4 bytes a point more.
-/// Lean: cells halved up to 24 points, about 3 times fewer leaves and tree nodes, for 5-20% more
-/// time (H100, RESULTS.md, 2026-11-24: uniform 1e7 3D 30.8 ms / 58.1 bytes a point -> 36.0 /
-/// 46.7, cosmo 33.4 / 57.6 -> 36.5 / 47.2, lidar_lonestar519k 3.0 / 55.5 -> 3.1 / 47.6).
+/// less; in 2D (quadtree levels 4 apart) halved cells of 8 were even, at 2-4 bytes a point more.
+/// Lean: cells halved up to 24 points, about 3 times fewer leaves and tree nodes, 11-17 bytes a
+/// point less in 3D for 5-20% more time (H100, RESULTS.md, 2026-11-24: uniform 1e7 3D 30.8 ms
+/// / 58.1 bytes a point -> 36.0 / 46.7, cosmo 33.4 / 57.6 -> 36.5 / 47.2, lidar_lonestar519k 3.0
+/// / 55.5 -> 3.1 / 47.6).
 constexpr LeafLayout kGpuFastLeaves3D{ 8, true };
 constexpr LeafLayout kGpuFastLeaves2D{ 16, false };
 constexpr LeafLayout kGpuLeanLeaves{ 24, true };
@@ -46,9 +47,9 @@ constexpr LeafLayout gpuLeaves(bool lean, int dim)
 /// The CUDA engine's device memory a point at its peak (input excluded), by layout and
 /// dimension: the largest measured over the benchmark's sets (RESULTS.md: fast 3D at most 63.5
 /// with its halved leaves, 69.1 with the octree ones before, 2D 52.0; lean 3D 49.3, 2D 46.3,
-/// from 14k to 3e7 points), with room for data less kind (small
-/// leaves in clustered data, many tied lengths). A run whose peak exceeds it fails cleanly
-/// (OutOfMemory, which Auto turns into a run on the CPU).
+/// from 14k to 3e7 points), with room for data less kind (small leaves in clustered data, many
+/// tied lengths). A run whose peak exceeds it fails cleanly (OutOfMemory, which Auto turns into
+/// a run on the CPU).
 inline std::size_t gpuBytesPerPoint(bool lean, int dim)
 {
   if (lean)
