@@ -61,6 +61,13 @@ struct LabelArrays
 {
   Index* labelOfLeaf; ///< [L] the component of every point of the leaf, or kMixed
   Index* runOfLeaf;   ///< [L] first leaf of the run of equal labels holding each leaf
+
+  /// The label of leaves first..last: theirs when they share one (the last one's run starts at
+  /// or before the first: LabelRunStart), else kMixed.
+  EMST_HD EMST_FORCEINLINE Index ofRange(Index first, Index last) const
+  {
+    return runOfLeaf[last] <= first ? labelOfLeaf[first] : kMixed;
+  }
 };
 
 /// Tuning knob, read once from the environment, for benchmarking: EMST_SEARCH, where the
@@ -531,14 +538,12 @@ struct LabelNodes
   EMST_HD void operator()(std::size_t node) const
   {
     TreeNode<Dim>* const nodes = tree.nodes;
-    const Index* const labelOfLeaf = labels.labelOfLeaf;
-    const Index* const runOfLeaf = labels.runOfLeaf;
     Index const split = nodes[node].child[0] & ~kLeafBit;
     LeafRange const r = leavesOfNode(tree.otherEndOfNode, static_cast<Index>(node));
-    // Leaves first..split under child 0, split+1..last under child 1; a leaf child's range is
-    // its leaf alone, whose run starts at or before it.
-    nodes[node].label[0] = runOfLeaf[split] <= r.first ? labelOfLeaf[r.first] : kMixed;
-    nodes[node].label[1] = runOfLeaf[r.last] <= split + 1 ? labelOfLeaf[split + 1] : kMixed;
+    // Leaves first..split under child 0, split+1..last under child 1 (a leaf child's range is
+    // its leaf alone).
+    nodes[node].label[0] = labels.ofRange(r.first, split);
+    nodes[node].label[1] = labels.ofRange(split + 1, r.last);
   }
 };
 
