@@ -33,7 +33,8 @@
 #   bash Testing/gpu_check.sh gpu-check-results
 # When that machine has neither GoogleTest nor the shared data, Testing/prepare_device_tree.sh
 # copies both into ignored folders of the working tree (.gtest-src, .device-data) beforehand;
-# this script finds them there without options.
+# this script finds them there without options. With --binaries it also packs binaries built
+# elsewhere (.device-build), for EMST_BUILD_DIR=.device-build: no build step on the GPU machine.
 #
 # Environment:
 #   EMST_BUILD_DIR        use this (already built) build folder and skip the build step when it
@@ -133,6 +134,7 @@ write_summary() {
   {
     echo "EMST GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), host $(uname -n), commit $(git -C "$repo" describe --always --dirty --abbrev=7 2>/dev/null || echo '?')"
     echo "build: $build$([ $prebuilt = 1 ] && echo ' (prebuilt)'), shared: $shared, budget ${budget}s"
+    [ -f "$build/BUILD_INFO" ] && echo "binaries: $(head -1 "$build/BUILD_INFO")"
     printf '%-10s %-14s %8s  %-13s %s\n' step status seconds log note
     for r in "${rows[@]}"; do
       echo "$r"

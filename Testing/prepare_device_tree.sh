@@ -11,9 +11,24 @@
 #                 EMST_SHARED_DIR overrides)
 # gpu_check.sh finds both folders by itself. Where the GPU machine has GoogleTest installed and
 # the shared folder at hand, this step is not needed: pass --shared-dir to gpu_check.sh instead.
+# With --binaries BUILD (a CUDA build folder of this checkout, made where the CUDA toolkit is but
+# no GPU need be), also
+#   .device-build the engine test binary and the benchmark, stripped, in BUILD's layout, and
+#                 BUILD_INFO (the commit and the state of the tree they were built from)
+# so that the GPU machine skips the build: EMST_BUILD_DIR=.device-build bash
+# Testing/gpu_check.sh OUT --steps env,tests,lean,memcheck,racecheck,bench, from a copy of the
+# tree at the same path (the test binary holds the path of Testing/Data).
 #
-# usage: Testing/prepare_device_tree.sh        (run again to refresh the copies)
+# usage: Testing/prepare_device_tree.sh [--binaries BUILD]   (run again to refresh the copies)
 set -eu
+
+binaries=
+case "${1:-}" in
+  --binaries) [ $# -ge 2 ] || { echo "prepare_device_tree.sh: --binaries needs a build folder" >&2; exit 2; }; binaries=$2 ;;
+  "") ;;
+  *) echo "usage: Testing/prepare_device_tree.sh [--binaries BUILD]" >&2; exit 2 ;;
+esac
+[ -z "$binaries" ] || binaries=$(cd "$binaries" && pwd)
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 gtest=${GTEST_SOURCE:-/usr/src/googletest}
@@ -25,7 +40,7 @@ shared=${EMST_SHARED_DIR:-$repo/../shared}
 
 cd "$repo"
 # Never copy into a folder git would commit.
-for dir in .gtest-src .device-data; do
+for dir in .gtest-src .device-data .device-build; do
   if ! git check-ignore -q "$dir/"; then
     echo "prepare_device_tree.sh: $dir is not ignored by git: refusing to create it" >&2
     exit 1
@@ -41,3 +56,18 @@ chmod -R u+w .gtest-src .device-data
 
 echo "googletest sources: $(du -sh .gtest-src | cut -f1) in $repo/.gtest-src"
 echo "data and tools:     $(du -sh .device-data | cut -f1) in $repo/.device-data"
+
+if [ -n "$binaries" ]; then
+  [ -d .device-build ] && chmod -R u+w .device-build && rm -rf .device-build
+  for binary in Testing/Engine/emst_engine_tests Testing/Benchmarks/emst_benchmark; do
+    [ -x "$binaries/$binary" ] || { echo "prepare_device_tree.sh: no $binaries/$binary (build it first)" >&2; exit 1; }
+    mkdir -p ".device-build/$(dirname "$binary")"
+    cp "$binaries/$binary" ".device-build/$binary"
+    strip ".device-build/$binary" 2>/dev/null || true
+  done
+  {
+    echo "commit $(git describe --always --dirty --abbrev=7 2>/dev/null || echo '?'), built $(date -u -r "$binaries/Testing/Engine/emst_engine_tests" '+%Y-%m-%d %H:%M UTC') in $binaries"
+    grep -E '^CMAKE_CUDA_ARCHITECTURES:|^CMAKE_BUILD_TYPE:' "$binaries/CMakeCache.txt" 2>/dev/null || true
+  } >.device-build/BUILD_INFO
+  echo "binaries:           $(du -sh .device-build | cut -f1) in $repo/.device-build ($(head -1 .device-build/BUILD_INFO))"
+fi
