@@ -33,8 +33,9 @@
 #   bash Testing/gpu_check.sh gpu-check-results
 # When that machine has neither GoogleTest nor the shared data, Testing/prepare_device_tree.sh
 # copies both into ignored folders of the working tree (.gtest-src, .device-data) beforehand;
-# this script finds them there without options. With --binaries it also packs binaries built
-# elsewhere (.device-build), for EMST_BUILD_DIR=.device-build: no build step on the GPU machine.
+# this script finds them there without options. With --binaries, prepare_device_tree.sh also
+# packs binaries built elsewhere (.device-build), for EMST_BUILD_DIR=.device-build: no build step
+# on the GPU machine.
 #
 # Environment:
 #   EMST_BUILD_DIR        use this (already built) build folder and skip the build step when it

@@ -14,7 +14,8 @@
 # With --binaries BUILD (a CUDA build folder of this checkout, made where the CUDA toolkit is but
 # no GPU need be), also
 #   .device-build the engine test binary and the benchmark, stripped, in BUILD's layout, and
-#                 BUILD_INFO (the commit and the state of the tree they were built from)
+#                 BUILD_INFO (the commit and tree state when packed, the build's time; a
+#                 warning when sources are newer than the binaries)
 # so that the GPU machine skips the build: EMST_BUILD_DIR=.device-build bash
 # Testing/gpu_check.sh OUT --steps env,tests,lean,memcheck,racecheck,bench, from a copy of the
 # tree at the same path (the test binary holds the path of Testing/Data).
@@ -47,10 +48,15 @@ for dir in .gtest-src .device-data .device-build; do
   fi
 done
 
-[ -d .gtest-src ] && chmod -R u+w .gtest-src && rm -rf .gtest-src
-cp -R "$gtest" .gtest-src
-[ -d .device-data ] && chmod -R u+w .device-data && rm -rf .device-data
-mkdir -p .device-data
+# An empty copy folder (copies made read-only by their sources are removed too).
+fresh() {
+  if [ -d "$1" ]; then chmod -R u+w "$1" && rm -rf "$1"; fi
+  mkdir -p "$1"
+}
+
+fresh .gtest-src
+cp -R "$gtest/." .gtest-src/
+fresh .device-data
 cp -R "$shared/data" "$shared/tools" .device-data/
 chmod -R u+w .gtest-src .device-data
 
@@ -58,15 +64,19 @@ echo "googletest sources: $(du -sh .gtest-src | cut -f1) in $repo/.gtest-src"
 echo "data and tools:     $(du -sh .device-data | cut -f1) in $repo/.device-data"
 
 if [ -n "$binaries" ]; then
-  [ -d .device-build ] && chmod -R u+w .device-build && rm -rf .device-build
+  fresh .device-build
   for binary in Testing/Engine/emst_engine_tests Testing/Benchmarks/emst_benchmark; do
     [ -x "$binaries/$binary" ] || { echo "prepare_device_tree.sh: no $binaries/$binary (build it first)" >&2; exit 1; }
     mkdir -p ".device-build/$(dirname "$binary")"
     cp "$binaries/$binary" ".device-build/$binary"
     strip ".device-build/$binary" 2>/dev/null || true
   done
+  # The tree's state now, which is the binaries' only if nothing changed since they were built.
+  built=$binaries/Testing/Engine/emst_engine_tests
+  newer=$(find Kernels Testing/Engine Testing/Benchmarks -newer "$built" -type f \( -name '*.h' -o -name '*.cxx' -o -name '*.cu' -o -name '*.cuh' \) | head -3)
+  [ -z "$newer" ] || echo "prepare_device_tree.sh: warning: sources newer than the binaries (rebuild $binaries?): $newer" >&2
   {
-    echo "commit $(git describe --always --dirty --abbrev=7 2>/dev/null || echo '?'), built $(date -u -r "$binaries/Testing/Engine/emst_engine_tests" '+%Y-%m-%d %H:%M UTC') in $binaries"
+    echo "commit $(git describe --always --dirty --abbrev=7 2>/dev/null || echo '?') when packed, built $(date -u -r "$built" '+%Y-%m-%d %H:%M UTC') in $binaries${newer:+ (sources changed since)}"
     grep -E '^CMAKE_CUDA_ARCHITECTURES:|^CMAKE_BUILD_TYPE:' "$binaries/CMakeCache.txt" 2>/dev/null || true
   } >.device-build/BUILD_INFO
   echo "binaries:           $(du -sh .device-build | cut -f1) in $repo/.device-build ($(head -1 .device-build/BUILD_INFO))"
