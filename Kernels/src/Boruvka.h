@@ -325,6 +325,7 @@ private:
     Hierarchy<Exec, Dim>* hierarchy;
     RoundCounters counters;
     TreeEdges edges;
+    FrozenLabels frozen;
   };
 
   /// Cells, hierarchy, then Borůvka rounds until one component is left: writes the m-1 tree
@@ -383,6 +384,8 @@ private:
     rounds.edges.edgePoints = edgePoints.data();
     rounds.edges.edgeCount = rounds.counters.edgeCount();
     rounds.edges.capacity = static_cast<std::uint32_t>(m - 1);
+    rounds.frozen.from = frozenLabelsFrom();
+    rounds.frozen.labels = rounds.counters.before(rounds.frozen.from);
 
     std::size_t known = m; // components at the last look
     int round = 0;
@@ -423,6 +426,16 @@ private:
   {
     // Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2, connect, compact.
     const std::uint32_t* const before = r.counters.before(round);
+    if (round == r.frozen.from)
+    {
+      std::size_t const m = r.search.points.count;
+      r.frozen.capacity = std::min(known, m >> (round - 1));
+    }
+    if (r.frozen.active(round))
+    {
+      r.frozen.componentOfLabel = r.arena->frozenLabelTable(r.frozen.from);
+      r.search.points.componentOfLabel = r.frozen.componentOfLabel;
+    }
     if (round == 1)
     {
       this->firstSearches(r, before);
@@ -430,8 +443,8 @@ private:
     else
     {
       r.arena->prepare(this->X, round, known, before);
-      findMin1(
-        this->X, r.search, r.labelOfLeaf, *r.arena, round, before, r.counters.searchers(round));
+      findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, round, before,
+        r.counters.searchers(round), r.frozen);
     }
     ComponentArrays const& comps = r.arena->ofRound(round);
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
@@ -449,7 +462,8 @@ private:
   template <class M>
   void firstSearches(Rounds<M>& r, const std::uint32_t* before)
   {
-    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1));
+    findMin1(
+      this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1), r.frozen);
     if (!searchesBottomUp(2))
     {
       r.hierarchy->releaseClimbs();

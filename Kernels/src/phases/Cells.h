@@ -32,8 +32,10 @@ namespace detail
 /// 16-byte record so that the search reads a candidate with a single 128-bit load.
 struct alignas(16) PointRecord
 {
-  float x[3];         ///< coordinates minus the bounding box's lower corner (z = 0 in 2D)
-  std::uint32_t comp; ///< component label, dense in [0, components)
+  float x[3]; ///< coordinates minus the bounding box's lower corner (z = 0 in 2D)
+  /// component label, dense in [0, components); once the labels are frozen, that round's
+  /// (PointArrays::component names the current component)
+  std::uint32_t comp;
 };
 static_assert(sizeof(PointRecord) == 16, "PointRecord must be one 128-bit load");
 
@@ -72,6 +74,20 @@ struct PointArrays
   const Index* inputOfPoint;  ///< [m] input index of each distinct point
   const LeafWord* leafWords;  ///< [ceil(m/32)] the leaf cells' first points
   Index count;                ///< m
+  /// Null while the records' labels are the components; from the round after the labels are
+  /// frozen (frozenLabelsFrom) the component of record label f (a component of that round).
+  const Index* componentOfLabel = nullptr;
+
+  /// The current component of a record's label.
+  EMST_HD EMST_FORCEINLINE Index component(Index label) const
+  {
+    return componentOfLabel ? componentOfLabel[label] : label;
+  }
+  /// The current component of point k.
+  EMST_HD EMST_FORCEINLINE Index componentOf(Index k) const
+  {
+    return this->component(recordOfPoint[k].comp);
+  }
 
   /// Whether point k is the first of its leaf.
   EMST_HD EMST_FORCEINLINE bool startsLeaf(Index k) const

@@ -77,7 +77,7 @@ struct ComponentMinimumEdge
     {
       return;
     }
-    Index const c = points.recordOfPoint[p].comp;
+    Index const c = points.componentOf(p);
     if (floatBits(candidates.boundOfPoint[p]) != boundOfComp[c])
     {
       return; // p's key is larger: its float bound is another
@@ -115,7 +115,7 @@ struct ClearWinners
 /// Then clears this component's bound for the next round (labels there are < k).
 struct HookAndEmit
 {
-  const PointRecord* recordOfPoint; ///< [m]
+  PointArrays points;
   CandidateArrays candidates;
   ComponentArrays comps;
   TreeEdges edges;
@@ -125,7 +125,7 @@ struct HookAndEmit
   EMST_HD EMST_FORCEINLINE Index hookOf(Index c) const
   {
     return hooksAreAnswers ? loadShared(&comps.hookOfComp[c])
-                           : recordOfPoint[candidates.candidateOfPoint[comps.winner(c)]].comp;
+                           : points.componentOf(candidates.candidateOfPoint[comps.winner(c)]);
   }
 
   /// Hooks c (or makes it the root of its pair) and clears its bound; true when c emits its
@@ -239,8 +239,8 @@ void connect(Exec& exec, const PointArrays& points, const CandidateArrays& candi
   const std::uint32_t* components, bool hooksAreAnswers)
 {
   auto const range = exec.range("connect");
-  exec.forEachComponent(known, components,
-    HookAndEmit{ points.recordOfPoint, candidates, comps, edges, hooksAreAnswers });
+  exec.forEachComponent(
+    known, components, HookAndEmit{ points, candidates, comps, edges, hooksAreAnswers });
 }
 
 /// Compact: roots and new labels; *componentsAfter (zero on entry) receives the new count.

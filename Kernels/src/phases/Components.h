@@ -79,7 +79,8 @@ public:
   /// `answerOfPoint`: CandidateArrays::candidateOfPoint ([m]), the first round's hooks;
   /// `edgeRoom`: TreeEdges::edgePoints ([2(m-1)] >= m), round one's search list.
   ComponentArena(Exec& exec, std::size_t m, Index* answerOfPoint, Index* edgeRoom)
-    : H((m + 1) / 2 + 1)
+    : M(m)
+    , H((m + 1) / 2 + 1)
     , Bytes(exec, 0)
     , FirstList(edgeRoom)
   {
@@ -127,6 +128,16 @@ public:
   /// and this round's hooks and roots are written after).
   Index* leafRuns() const { return this->Later.hookOfComp; }
 
+  /// Room for the frozen labels' table (FrozenLabels: one entry for each component of round
+  /// `from` >= 3, from round from + 1 on): the bound array past the entries of those rounds.
+  /// Every round at least halves the components (each joins another), so round r has at most
+  /// m >> (r - 1): the rounds after `from` use at most m >> from bounds, the table takes at most
+  /// m >> (from - 1) entries after them, 3m/8 <= h in all.
+  Index* frozenLabelTable(int from) const
+  {
+    return reinterpret_cast<Index*>(this->at(0)) + (this->M >> from);
+  }
+
   /// The labels the previous round gave its components: none before round one.
   const Index* previousLabels(int round) const
   {
@@ -150,6 +161,7 @@ private:
     return this->Bytes.data() + bytesTimesH * this->H;
   }
 
+  std::size_t M;
   std::size_t H;
   Buffer<unsigned char, Exec> Bytes;
   Index* FirstList;      ///< [m] round one's search list (searchList)

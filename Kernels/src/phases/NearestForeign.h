@@ -17,6 +17,7 @@
 #include "phases/Hierarchy.h"
 #include "phases/Metric.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -59,14 +60,23 @@ struct CandidateArrays
 /// Component labels of the leaves, and their runs along the Morton curve.
 struct LabelArrays
 {
-  Index* labelOfLeaf; ///< [L] the component of every point of the leaf, or kMixed
-  Index* runOfLeaf;   ///< [L] first leaf of the run of equal labels holding each leaf
+  Index* labelOfLeaf; ///< [L] the label of every point of the leaf, or kMixed
+  Index* runOfLeaf;   ///< [L] first leaf of the run of equal components holding each leaf
+  /// PointArrays::componentOfLabel: null, or the component of each frozen label (then the leaf
+  /// labels are the frozen ones, and a leaf of several frozen labels stays kMixed).
+  const Index* componentOfLabel;
 
-  /// The label of leaves first..last: theirs when they share one (the last one's run starts at
-  /// or before the first: LabelRunStart), else kMixed.
+  /// The component of every point of leaf j, or kMixed.
+  EMST_HD EMST_FORCEINLINE Index ofLeaf(Index j) const
+  {
+    Index const label = labelOfLeaf[j];
+    return componentOfLabel && label != kMixed ? componentOfLabel[label] : label;
+  }
+  /// The component of leaves first..last: theirs when they share one (the last one's run starts
+  /// at or before the first: LabelRunStart), else kMixed.
   EMST_HD EMST_FORCEINLINE Index ofRange(Index first, Index last) const
   {
-    return runOfLeaf[last] <= first ? labelOfLeaf[first] : kMixed;
+    return runOfLeaf[last] <= first ? this->ofLeaf(first) : kMixed;
   }
 };
 
@@ -162,6 +172,30 @@ inline float searchReach()
     return value >= 1.0f ? value : kSearchReach;
   }();
   return reach;
+}
+
+/// The round whose component labels the points keep (FrozenLabels), 0 for none: from the round
+/// after it, a table of that round's components maps each label to its current component, so
+/// that a round starts with a pass over that many entries instead of relabelling every point
+/// (RelabelPoints: a pass over the records, at the memory's bandwidth, whatever few points
+/// search), at the price of one more load (the table's, small and cached) wherever a point's
+/// component is read. At least 3 (the table's room: ComponentArena::frozenLabelTable). H200,
+/// two alternating blocks of 7 runs, medians, ms, never -> from round 5 (the default): uniform
+/// 1e7 3D 20.25 / 20.45 -> 20.09 / 20.18 (rounds 6-11 40-65 us faster each), cosmo 1e7 3D
+/// 20.91 / 21.13 -> 20.76 / 20.85, uniform 1e7 2D 15.28 / 15.49 -> 14.85 / 15.06, the sets
+/// below 10^6 points within noise; from round 3 or 4 the tables' loads cost rounds 4-5 more
+/// than the passes save (uniform 1e7 3D 20.41 / 20.35, 20.11 / 20.20). Knob
+/// EMST_FREEZE_LABELS, the round (3 to 60; 0: never), on any backend.
+constexpr int kFrozenLabelsFrom = 5;
+inline int frozenLabelsFrom()
+{
+  static int const from = []
+  {
+    const char* text = std::getenv("EMST_FREEZE_LABELS");
+    int const value = text ? std::atoi(text) : kFrozenLabelsFrom;
+    return value >= 3 && value <= 60 ? value : 0;
+  }();
+  return from;
 }
 
 /// How many nearest points round one lists for each point (answerFromList): the backend's choice
@@ -303,7 +337,7 @@ struct SearchContext
   EMST_HD EMST_FORCEINLINE void consider(const PointRecord& r, Index k, const Query& q, Index p,
     Index comp, Candidate& best, float& other) const
   {
-    if (r.comp == comp)
+    if (points.component(r.comp) == comp)
     {
       return;
     }
@@ -413,7 +447,7 @@ EMST_HD EMST_FORCEINLINE bool answerFromList(const Metric& metric, const PointAr
     {
       break; // fewer other points than entries: all of them are listed, none is foreign
     }
-    if (points.recordOfPoint[q].comp != comp)
+    if (points.componentOf(q) != comp)
     {
       candidates.candidateOfPoint[p] = q;
       candidates.boundOfPoint[p] = floatAtLeast(metric.key(p, q));
@@ -475,8 +509,9 @@ struct LabelLeaves
   {
     Index const k = static_cast<Index>(index);
     PointRecord const r = points.recordOfPoint[k];
+    Index const comp = points.component(r.comp);
     Index const candidate = answersAreLabels ? kNone : candidates.candidateOfPoint[k];
-    bool foreign = candidate != kNone && points.recordOfPoint[candidate].comp != r.comp;
+    bool foreign = candidate != kNone && points.componentOf(candidate) != comp;
     if (!foreign && (candidate != kNone || answersAreLabels))
     {
       candidates.candidateOfPoint[k] = kNone; // joined: no longer an answer (needsSearch)
@@ -487,11 +522,11 @@ struct LabelLeaves
     }
     if (!foreign && candidates.neighbours > 0)
     {
-      foreign = answerFromList(metric, points, candidates, k, r.comp);
+      foreign = answerFromList(metric, points, candidates, k, comp);
     }
     if (foreign)
     {
-      tightenBound(boundOfComp, r.comp, candidates.boundOfPoint[k]);
+      tightenBound(boundOfComp, comp, candidates.boundOfPoint[k]);
     }
     if (k == 0)
     {
@@ -500,6 +535,11 @@ struct LabelLeaves
     PointRecord const previous = points.recordOfPoint[k - 1];
     if (previous.comp == r.comp)
     {
+      return; // one label, one component
+    }
+    Index const previousComp = points.component(previous.comp);
+    if (previousComp == comp)
+    {
       return;
     }
     if (!points.startsLeaf(k))
@@ -507,8 +547,8 @@ struct LabelLeaves
       storeShared(&labelOfLeaf[points.leafOf(k)], kMixed);
     }
     float const key = tolerance.keyAtMost(metric.distance2(metric.query(previous, k - 1), r, k));
-    tightenBound(boundOfComp, r.comp, key);
-    tightenBound(boundOfComp, previous.comp, key);
+    tightenBound(boundOfComp, comp, key);
+    tightenBound(boundOfComp, previousComp, key);
   }
 };
 
@@ -517,10 +557,11 @@ struct LabelLeaves
 /// exactly when its last leaf's run starts at or before its first.
 struct LabelRunStart
 {
-  const Index* labelOfLeaf; ///< [L]
+  LabelArrays labels; ///< runOfLeaf unread
   EMST_HD Index operator()(std::size_t j) const
   {
-    return j == 0 || labelOfLeaf[j] != labelOfLeaf[j - 1] ? static_cast<Index>(j) : 0u;
+    Index const leaf = static_cast<Index>(j);
+    return leaf == 0 || labels.ofLeaf(leaf) != labels.ofLeaf(leaf - 1) ? leaf : 0u;
   }
 };
 
@@ -623,7 +664,7 @@ struct FindNearestForeign
   {
     Index const p = static_cast<Index>(index);
     PointRecord const self = ctx.points.recordOfPoint[p];
-    Index const comp = self.comp;
+    Index const comp = ctx.points.component(self.comp);
     float radius = 0.0f;
     if (!ctx.needsSearch(p, comp, radius))
     {
@@ -855,7 +896,7 @@ struct ListSearchers
   {
     Index const p = static_cast<Index>(index);
     float radius = 0.0f;
-    bool const searches = active && ctx.needsSearch(p, ctx.points.recordOfPoint[p].comp, radius);
+    bool const searches = active && ctx.needsSearch(p, ctx.points.componentOf(p), radius);
     std::uint32_t const slot = takeSlotTogether(count, searches);
     if (searches)
     {
@@ -914,23 +955,82 @@ struct SearchState
   int neighbours;                        ///< list entries a point (0: no lists)
 };
 
-/// The labels a round after the first starts with: the points' new components (RelabelPoints),
-/// the leaves' (LabelLeaves, which also seeds the bounds) and the subtrees' (LabelNodes).
+/// The labels the points keep from round `from` on (frozenLabelsFrom): the records' and the
+/// leaves' stay that round's, and from the next round PointArrays::componentOfLabel (the table,
+/// in the arena's room) names their current components.
+struct FrozenLabels
+{
+  int from = 0;                          ///< the round whose labels are kept; 0: none
+  const std::uint32_t* labels = nullptr; ///< [1] that round's components (on the backend)
+  std::size_t capacity = 0;              ///< at least *labels (host), known from round `from` on
+  Index* componentOfLabel = nullptr;     ///< [*labels] the table, from round from + 1
+
+  /// Whether round `round` reads the labels through the table.
+  bool active(int round) const { return this->from > 0 && round > this->from; }
+};
+
+/// Start of a round after the one that froze the labels, in place of RelabelPoints (one thread
+/// per point): one thread per frozen label and per leaf. The label's component becomes the new
+/// label of its last one (in the round right after the freeze, the label is that component). A
+/// leaf's label is its first point's label (which no longer changes) where its points are of one
+/// component, else kMixed; components only merge, so a kMixed leaf may hold one component now:
+/// it takes its first point's label again, and LabelLeaves marks it kMixed again where it
+/// still holds several.
+struct StartFrozenRound
+{
+  Index* componentOfLabel;     ///< [*labels]
+  const Index* newLabelOfComp; ///< [previous k]
+  const std::uint32_t* labels; ///< [1] FrozenLabels::labels
+  bool first;                  ///< the round right after the freeze
+  const PointRecord* recordOfPoint;
+  const Index* firstPointOfLeaf; ///< [L + 1]
+  Index* labelOfLeaf;            ///< [L]
+  Index leaves;                  ///< L
+
+  EMST_HD void operator()(std::size_t index) const
+  {
+    Index const i = static_cast<Index>(index);
+    if (i < leaves && labelOfLeaf[i] == kMixed)
+    {
+      labelOfLeaf[i] = recordOfPoint[firstPointOfLeaf[i]].comp;
+    }
+    if (i < *labels)
+    {
+      componentOfLabel[i] = newLabelOfComp[first ? i : componentOfLabel[i]];
+    }
+  }
+};
+
+/// The labels a round after the first starts with: the points' new components (RelabelPoints,
+/// or the frozen labels' table: StartFrozenRound), the leaves' (LabelLeaves, which also seeds the
+/// bounds) and the subtrees' (LabelNodes). `search.points.componentOfLabel` is the table in
+/// the rounds that read through it.
 template <class Exec, class Metric>
 void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* labelOfLeaf,
-  const ComponentArena<Exec>& arena, int round, const std::uint32_t* components)
+  const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
+  const FrozenLabels& frozen)
 {
-  LabelArrays const labels{ labelOfLeaf, arena.leafRuns() };
+  LabelArrays const labels{ labelOfLeaf, arena.leafRuns(), search.points.componentOfLabel };
   std::size_t const m = search.points.count;
   std::size_t const leaves = search.cells.leaves;
-  exec.forEachUnlessDone(
-    m, components, RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
+  if (frozen.active(round))
+  {
+    exec.forEachUnlessDone(std::max(frozen.capacity, leaves), components,
+      StartFrozenRound{ frozen.componentOfLabel, arena.previousLabels(round), frozen.labels,
+        round == frozen.from + 1, search.points.recordOfPoint, search.cells.firstPointOfLeaf,
+        labels.labelOfLeaf, static_cast<Index>(leaves) });
+  }
+  else
+  {
+    exec.forEachUnlessDone(m, components,
+      RelabelPoints{ search.points, labels.labelOfLeaf, arena.previousLabels(round) });
+  }
   exec.forEachUnlessDone(m, components,
     LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
       search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
   if (leaves > 1)
   {
-    exec.runningMaximum(leaves, components, LabelRunStart{ labels.labelOfLeaf }, labels.runOfLeaf);
+    exec.runningMaximum(leaves, components, LabelRunStart{ labels }, labels.runOfLeaf);
     exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
   }
 }
@@ -945,7 +1045,7 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
 template <class Exec, class Metric>
 void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
-  std::uint32_t* listCount)
+  std::uint32_t* listCount, const FrozenLabels& frozen)
 {
   auto const range = exec.range("FindMin1");
   search.bottomUp = searchesBottomUp(round);
@@ -953,7 +1053,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   std::size_t const m = search.points.count;
   if (round > 1)
   {
-    labelComponents(exec, search, labelOfLeaf, arena, round, components);
+    labelComponents(exec, search, labelOfLeaf, arena, round, components, frozen);
   }
   if constexpr (Exec::kNeighbours > 0 && Metric::kNeighbourLists)
   {
