@@ -62,8 +62,9 @@ struct LabelArrays
 {
   Index* labelOfLeaf; ///< [L] the label of every point of the leaf, or kMixed
   Index* runOfLeaf;   ///< [L] first leaf of the run of equal components holding each leaf
-  /// PointArrays::componentOfLabel: null, or the component of each frozen label (then the leaf
-  /// labels are the frozen ones, and a leaf of several frozen labels stays kMixed).
+  /// PointArrays::componentOfLabel: null, or the component of each frozen label (then a leaf's
+  /// label, where its points are of one component, is its first point's frozen label:
+  /// StartFrozenRound).
   const Index* componentOfLabel;
 
   /// The component of every point of leaf j, or kMixed.
