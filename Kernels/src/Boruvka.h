@@ -385,7 +385,8 @@ private:
     rounds.edges.edgeCount = rounds.counters.edgeCount();
     rounds.edges.capacity = static_cast<std::uint32_t>(m - 1);
     rounds.frozen.from = frozenLabelsFrom();
-    rounds.frozen.labels = rounds.counters.before(rounds.frozen.from);
+    rounds.frozen.labels =
+      rounds.frozen.from > 0 ? rounds.counters.before(rounds.frozen.from) : nullptr;
 
     std::size_t known = m; // components at the last look
     int round = 0;
@@ -433,8 +434,7 @@ private:
     }
     if (r.frozen.active(round))
     {
-      r.frozen.componentOfLabel = r.arena->frozenLabelTable(r.frozen.from);
-      r.search.points.componentOfLabel = r.frozen.componentOfLabel;
+      r.search.points.componentOfLabel = r.arena->frozenLabelTable(r.frozen.from);
     }
     if (round == 1)
     {

@@ -958,13 +958,12 @@ struct SearchState
 
 /// The labels the points keep from round `from` on (frozenLabelsFrom): the records' and the
 /// leaves' stay that round's, and from the next round PointArrays::componentOfLabel (the table,
-/// in the arena's room) names their current components.
+/// ComponentArena::frozenLabelTable) names their current components.
 struct FrozenLabels
 {
   int from = 0;                          ///< the round whose labels are kept; 0: none
   const std::uint32_t* labels = nullptr; ///< [1] that round's components (on the backend)
   std::size_t capacity = 0;              ///< at least *labels (host), known from round `from` on
-  Index* componentOfLabel = nullptr;     ///< [*labels] the table, from round from + 1
 
   /// Whether round `round` reads the labels through the table.
   bool active(int round) const { return this->from > 0 && round > this->from; }
@@ -1017,9 +1016,9 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
   if (frozen.active(round))
   {
     exec.forEachUnlessDone(std::max(frozen.capacity, leaves), components,
-      StartFrozenRound{ frozen.componentOfLabel, arena.previousLabels(round), frozen.labels,
-        round == frozen.from + 1, search.points.recordOfPoint, search.cells.firstPointOfLeaf,
-        labels.labelOfLeaf, static_cast<Index>(leaves) });
+      StartFrozenRound{ arena.frozenLabelTable(frozen.from), arena.previousLabels(round),
+        frozen.labels, round == frozen.from + 1, search.points.recordOfPoint,
+        search.cells.firstPointOfLeaf, labels.labelOfLeaf, static_cast<Index>(leaves) });
   }
   else
   {
