@@ -309,8 +309,9 @@ struct TracksPruned<Visitor, std::void_t<decltype(Visitor::kTracksPruned)>>
 /// instead of alternating node visits and leaf scans step by step. The visits are the same, in
 /// the same order. H200, against one loop that took a node or a leaf a step (RESULTS.md,
 /// 2026-11-28), ms: uniform 1e7 3D 20.19 -> 18.71, cosmo 1e7 3D 20.77 -> 19.61, uniform 1e7 2D
-/// 14.90 -> 13.43, tsp_monalisa100k 1.21 -> 1.07; round two's listed search 4.29 -> 3.75 ms,
-/// with 9.1 -> 10.0 of 32 lanes active an instruction and 11% fewer instructions.
+/// 14.90 -> 13.43, cosmo 1e7 2D 16.43 -> 14.86, the data sets 1-9%; round two's listed search
+/// 4.29 -> 3.75 ms, with 9.1 -> 10.0 of 32 lanes active an instruction and 11% fewer
+/// instructions.
 template <int Dim, class Visitor>
 EMST_HD EMST_FORCEINLINE void searchSubtree(
   const TreeNode<Dim>* nodes, Index root, Visitor& visitor)
@@ -335,9 +336,10 @@ EMST_HD EMST_FORCEINLINE void searchSubtree(
       }
     }
   };
+  static_assert((kNone & kLeafBit) != 0, "the node loop stops at kNone as at a leaf");
   for (;;)
   {
-    while (next != kNone && !(next & kLeafBit))
+    while (!(next & kLeafBit))
     {
       TreeNode<Dim> const n = nodes[next];
       float const d0 = visitor.bound(n, next, 0);
