@@ -3,9 +3,9 @@
 //
 // The CUDA backend's own primitives (Kernels/src/backends/CudaExec.cuh) against serial
 // references, on sizes that reach every path: one tile, tile edges, many tiles, and more tiles
-// than a block reduces (a device scan of the tile maxima between the two launches). The engine
-// tests cannot see every fault of these: a running maximum too large only makes the subtree
-// labels kMixed (slower searches, the same tree).
+// than a block reduces (a device scan of the tile maxima between two launches); the counts and
+// reductions read back to the host. The engine tests cannot see every fault of these: a running
+// maximum too large only makes the subtree labels kMixed (slower searches, the same tree).
 #include "PairSortCases.h"
 #include "TestSupport.h"
 #include "backends/CudaExec.cuh"
@@ -137,6 +137,138 @@ TEST(CudaExec, RunningMaximumDoesNothingOnceOneComponentIsLeft)
     std::vector<Index> const got = deviceRunningMaximum(label, components, 12345u);
     EXPECT_EQ(got, std::vector<Index>(label.size(), 12345u));
   }
+}
+
+TEST(CudaExec, RunningMaximumRepeatedOnOneExec)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  // One exec, calls with fewer tiles after more: the words the earlier calls left in the tiles
+  // of the later ones must not pass for theirs.
+  constexpr std::size_t kTile = emst::detail::kScanTile;
+  std::vector<std::size_t> const sizes{ 40 * kTile + 7, 9 * kTile, 3 * kTile + 1, 40 * kTile, 2,
+    kTile + 1, 70 * kTile + 11 };
+  std::vector<std::vector<Index>> labels;
+  std::vector<Index*> dLabel;
+  std::vector<Index*> dOut;
+  std::uint32_t* const dComponents = deviceCopy(std::vector<std::uint32_t>{ 2u });
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  {
+    CudaExec exec(stream);
+    for (std::size_t k = 0; k < sizes.size(); ++k)
+    {
+      labels.push_back(runsOfLabels(sizes[k], k % 2 ? 2.0 : 3000.0, static_cast<std::uint32_t>(k)));
+      dLabel.push_back(deviceCopy(labels.back()));
+      dOut.push_back(deviceCopy(std::vector<Index>(sizes[k], 0xFFFFFFFEu)));
+      exec.runningMaximum(sizes[k], dComponents, RunStarts{ dLabel.back() }, dOut.back());
+    }
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  }
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+  {
+    SCOPED_TRACE("call " + std::to_string(k) + ", n = " + std::to_string(sizes[k]));
+    std::vector<Index> got(sizes[k]);
+    ASSERT_EQ(cudaMemcpy(got.data(), dOut[k], sizes[k] * sizeof(Index), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+    Index running = 0;
+    for (std::size_t j = 0; j < sizes[k]; ++j)
+    {
+      Index const start = j == 0 || labels[k][j] != labels[k][j - 1] ? static_cast<Index>(j) : 0u;
+      running = start > running ? start : running;
+      ASSERT_EQ(got[j], running) << "at " << j;
+    }
+    cudaFree(dLabel[k]);
+    cudaFree(dOut[k]);
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(dComponents);
+}
+
+/// Whether value[i] is a multiple of `divisor` (count's predicate).
+struct IsMultiple
+{
+  const std::uint32_t* value;
+  std::uint32_t divisor;
+  __device__ bool operator()(std::size_t i) const { return value[i] % divisor == 0; }
+};
+
+/// The least and the largest value and their sum (transformReduce over a struct).
+struct Extremes
+{
+  std::uint32_t least;
+  std::uint32_t largest;
+  std::uint64_t sum;
+};
+struct ExtremesOf
+{
+  const std::uint32_t* value;
+  __device__ Extremes operator()(std::size_t i) const { return { value[i], value[i], value[i] }; }
+};
+struct ExtremesUnion
+{
+  __device__ Extremes operator()(const Extremes& a, const Extremes& b) const
+  {
+    return { a.least < b.least ? a.least : b.least, a.largest > b.largest ? a.largest : b.largest,
+      a.sum + b.sum };
+  }
+};
+
+TEST(CudaExec, CountAndTransformReduceMatchSerialLoops)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  // Empty, one value, block edges, more blocks than one resident wave; more calls on one exec
+  // than it zeroes counters for at once (kListCounters).
+  std::size_t const largest = 3000000;
+  std::mt19937 random(11);
+  std::vector<std::uint32_t> value(largest);
+  for (std::uint32_t& v : value)
+  {
+    v = static_cast<std::uint32_t>(random() % 1000000u) + 1u;
+  }
+  std::uint32_t* const dValue = deviceCopy(value);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  {
+    CudaExec exec(stream);
+    std::vector<std::size_t> sizes{ 0, 1, 255, 256, 257, 4097, 300001, largest };
+    for (std::size_t k = 0; k < 70; ++k)
+    {
+      sizes.push_back(k * 7919 % 20011);
+    }
+    for (std::size_t const n : sizes)
+    {
+      SCOPED_TRACE("n = " + std::to_string(n));
+      for (std::uint32_t const divisor : { 1u, 3u, 2000000u })
+      {
+        std::size_t expected = 0;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+          expected += value[i] % divisor == 0 ? 1 : 0;
+        }
+        EXPECT_EQ(exec.count(n, IsMultiple{ dValue, divisor }), expected) << "divisor " << divisor;
+      }
+      Extremes const none{ 0xFFFFFFFFu, 0u, 0u };
+      Extremes expected = none;
+      for (std::size_t i = 0; i < n; ++i)
+      {
+        expected.least = value[i] < expected.least ? value[i] : expected.least;
+        expected.largest = value[i] > expected.largest ? value[i] : expected.largest;
+        expected.sum += value[i];
+      }
+      Extremes const got = exec.transformReduce(n, ExtremesOf{ dValue }, none, ExtremesUnion{});
+      EXPECT_EQ(got.least, expected.least);
+      EXPECT_EQ(got.largest, expected.largest);
+      EXPECT_EQ(got.sum, expected.sum);
+    }
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(dValue);
 }
 
 /// Counts the visits of every entry (forEachListed), and any index past the list.

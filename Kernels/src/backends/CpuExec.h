@@ -12,12 +12,14 @@
 #include "emst/Emst.h"
 
 #include <thrust/copy.h>
+#include <thrust/count.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/sort.h>
 #include <thrust/system/omp/execution_policy.h>
+#include <thrust/transform_reduce.h>
 
 #include <chrono>
 #include <cstddef>
@@ -126,6 +128,22 @@ public:
     std::size_t, const std::uint32_t* count, const std::uint32_t* components, const F& f)
   {
     this->forEachSearch(*count, components, f);
+  }
+
+  /// op(init, f(0), ..., f(n-1)) (op associative and commutative).
+  template <class T, class F, class Op>
+  T transformReduce(std::size_t n, const F& f, T init, const Op& op)
+  {
+    return thrust::transform_reduce(this->policy(), thrust::counting_iterator<std::size_t>(0),
+      thrust::counting_iterator<std::size_t>(n), f, init, op);
+  }
+
+  /// How many i < n have pred(i).
+  template <class Pred>
+  std::size_t count(std::size_t n, const Pred& pred)
+  {
+    return static_cast<std::size_t>(thrust::count_if(this->policy(),
+      thrust::counting_iterator<std::size_t>(0), thrust::counting_iterator<std::size_t>(n), pred));
   }
 
   /// The indices i < n with pred(i), in increasing order, into `out` (sized by the caller).

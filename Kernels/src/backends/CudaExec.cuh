@@ -217,19 +217,181 @@ __global__ void __launch_bounds__(Block, MinBlocks) boundedListedKernel(
   listed(count, taken, components, f);
 }
 
-/// The running maximum (Exec::runningMaximum) in two launches of one tile a block, instead of
+/// A value read from the L2 cache, past this multiprocessor's L1 (which does not see other
+/// blocks' stores): word by word, for any trivially copyable T of whole 32-bit words.
+template <class T>
+__device__ __forceinline__ T loadFromL2(const T* p)
+{
+  static_assert(sizeof(T) % sizeof(unsigned) == 0, "a value of whole 32-bit words");
+  T value;
+  auto const* from = reinterpret_cast<const unsigned*>(p);
+  auto* to = reinterpret_cast<unsigned*>(&value);
+  for (std::size_t w = 0; w < sizeof(T) / sizeof(unsigned); ++w)
+  {
+    to[w] = __ldcg(from + w);
+  }
+  return value;
+}
+
+/// op(init, f(0), ..., f(n-1)) into *result in one launch (Exec::transformReduce): every block
+/// reduces its share into partial[block]; the block that finishes last (a ticket, zero on entry)
+/// reduces the partials. op is associative and commutative.
+template <class T, class F, class Op>
+__global__ void __launch_bounds__(kBlock) transformReduceKernel(
+  std::size_t n, F f, T init, Op op, T* partial, unsigned long long* ticket, T* result)
+{
+  followPreviousKernel();
+  using Reduce = cub::BlockReduce<T, kBlock>;
+  __shared__ typename Reduce::TempStorage temp;
+  __shared__ bool last;
+  T value = init;
+  std::size_t const stride = static_cast<std::size_t>(gridDim.x) * kBlock;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x; i < n;
+       i += stride)
+  {
+    value = op(value, f(i));
+  }
+  T const ofBlock = Reduce(temp).Reduce(value, op);
+  if (threadIdx.x == 0)
+  {
+    partial[blockIdx.x] = ofBlock;
+    __threadfence(); // the partial before the ticket
+    last = atomicAdd(ticket, 1ull) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last)
+  {
+    return;
+  }
+  __threadfence(); // every other block's partial is in L2: read them there
+  value = init;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)
+  {
+    value = op(value, loadFromL2(partial + b));
+  }
+  T const total = Reduce(temp).Reduce(value, op);
+  if (threadIdx.x == 0)
+  {
+    *result = total;
+  }
+}
+
+/// 1 where pred(i), else 0 (Exec::count's terms).
+template <class Pred>
+struct CountTerm
+{
+  Pred pred;
+  __device__ unsigned long long operator()(std::size_t i) const { return pred(i) ? 1ull : 0ull; }
+};
+
+struct CountSum
+{
+  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const
+  {
+    return a + b;
+  }
+};
+
+/// The running maximum (Exec::runningMaximum) in one launch of one tile a block, instead of
 /// the library's scan (its decoupled look-back cost about 15 us a call whatever the size: most
 /// of a round's bookkeeping on a small cloud). Index values, 0 the identity.
 constexpr int kScanBlock = 256;
 constexpr int kScanItems = 4; // tiles of 1024: 4 or 8 measured alike at 10^7 points, 4 faster below
 constexpr std::size_t kScanTile = std::size_t(kScanBlock) * kScanItems;
-/// Tiles up to which each block of the second launch reduces the maxima of the tiles before its
-/// own (at most 16 loads a thread); beyond, a device scan of the tile maxima comes between.
+/// Tiles up to which each block reduces the maxima of all the tiles before its own (at most 16
+/// loads a thread); beyond, the tile maxima are scanned by the library between two launches.
 constexpr std::size_t kScanTilesReduced = 4096;
 
 using IndexMaximum = thrust::maximum<Index>;
+using TileReduce = cub::BlockReduce<Index, kScanBlock>;
+using TileScan = cub::BlockScan<Index, kScanBlock>;
+union TileTemp
+{
+  typename TileReduce::TempStorage reduce;
+  typename TileScan::TempStorage scan;
+};
 
-/// First launch: tileMaximum[t] = max f(i) over tile t, unless the round is done.
+/// Tile `tile`'s values f(i), each thread a run of kScanItems consecutive ones (the block
+/// scan's blocked arrangement), scanned in place; `tileMaximum` receives the tile's maximum.
+template <class F>
+__device__ __forceinline__ void scanTile(std::size_t n, const F& f, std::size_t tile,
+  TileTemp& temp, Index (&value)[kScanItems], Index& tileMaximum)
+{
+  std::size_t const first = tile * kScanTile + std::size_t(threadIdx.x) * kScanItems;
+  for (int k = 0; k < kScanItems; ++k)
+  {
+    value[k] = first + k < n ? f(first + k) : 0u;
+  }
+  TileScan(temp.scan).InclusiveScan(value, value, IndexMaximum{}, tileMaximum);
+}
+
+/// out[i] = max(prefix, the scanned value) over tile `tile`.
+__device__ __forceinline__ void writeTile(
+  std::size_t n, std::size_t tile, Index prefix, const Index (&value)[kScanItems], Index* out)
+{
+  std::size_t const first = tile * kScanTile + std::size_t(threadIdx.x) * kScanItems;
+  for (int k = 0; k < kScanItems; ++k)
+  {
+    if (first + k < n)
+    {
+      out[first + k] = IndexMaximum{}(prefix, value[k]);
+    }
+  }
+}
+
+/// Up to kScanTilesReduced tiles: out[i] = max f(0..i) in one launch. Blocks take tiles in the
+/// order they start (a ticket, zero on entry), so that a block waits only on blocks already
+/// running: each publishes its tile's maximum with the call's `epoch` in one 64-bit word
+/// (statusOfTile, whose older words carry smaller epochs), then reduces the maxima of all the
+/// tiles before its own, waiting for any not yet published.
+template <class F>
+__global__ void __launch_bounds__(kScanBlock)
+  onePassMaximumKernel(std::size_t n, const std::uint32_t* components, F f,
+    unsigned long long* ticket, unsigned long long* statusOfTile, std::uint32_t epoch, Index* out)
+{
+  followPreviousKernel();
+  if (*components <= 1)
+  {
+    return;
+  }
+  __shared__ TileTemp temp;
+  __shared__ Index shared;
+  if (threadIdx.x == 0)
+  {
+    shared = static_cast<Index>(atomicAdd(ticket, 1ull));
+  }
+  __syncthreads();
+  Index const tile = shared;
+  Index value[kScanItems];
+  Index tileMaximum = 0;
+  scanTile(n, f, tile, temp, value, tileMaximum);
+  if (threadIdx.x == 0)
+  {
+    // Epoch and maximum in one word: a reader that sees the epoch sees the maximum.
+    storeShared(statusOfTile + tile, (static_cast<unsigned long long>(epoch) << 32) | tileMaximum);
+  }
+  Index before = 0;
+  for (Index t = threadIdx.x; t < tile; t += kScanBlock)
+  {
+    unsigned long long word = loadShared(statusOfTile + t);
+    while (static_cast<std::uint32_t>(word >> 32) != epoch)
+    {
+      word = loadShared(statusOfTile + t);
+    }
+    before = IndexMaximum{}(before, static_cast<Index>(word));
+  }
+  __syncthreads(); // the scan's room, reused
+  Index const prefix = TileReduce(temp.reduce).Reduce(before, IndexMaximum{});
+  if (threadIdx.x == 0)
+  {
+    shared = prefix;
+  }
+  __syncthreads();
+  writeTile(n, tile, shared, value, out);
+}
+
+/// Beyond kScanTilesReduced tiles, first launch: tileMaximum[t] = max f(i) over tile t, unless
+/// the round is done.
 template <class F>
 __global__ void __launch_bounds__(kScanBlock)
   tileMaximumKernel(std::size_t n, const std::uint32_t* components, F f, Index* tileMaximum)
@@ -249,73 +411,30 @@ __global__ void __launch_bounds__(kScanBlock)
       value = IndexMaximum{}(value, f(i));
     }
   }
-  using Reduce = cub::BlockReduce<Index, kScanBlock>;
-  __shared__ typename Reduce::TempStorage temp;
-  Index const total = Reduce(temp).Reduce(value, IndexMaximum{});
+  __shared__ typename TileReduce::TempStorage temp;
+  Index const total = TileReduce(temp).Reduce(value, IndexMaximum{});
   if (threadIdx.x == 0)
   {
     tileMaximum[blockIdx.x] = total;
   }
 }
 
-/// Second launch: out[i] = max f(0..i). The tile's prefix is the maximum of the tiles before it:
-/// reduced here from tileMaximum (`scanned` false), or read from it when a scan of the tile
-/// maxima came between (`scanned`: tileMaximum[t] is then the maximum of the tiles before t).
+/// Beyond kScanTilesReduced tiles, once the tile maxima are scanned (exclusive: tilePrefix[t]
+/// is the maximum of the tiles before t): out[i] = max f(0..i).
 template <class F>
-__global__ void __launch_bounds__(kScanBlock) runningMaximumKernel(std::size_t n,
-  const std::uint32_t* components, F f, const Index* tileMaximum, bool scanned, Index* out)
+__global__ void __launch_bounds__(kScanBlock) runningMaximumKernel(
+  std::size_t n, const std::uint32_t* components, F f, const Index* tilePrefix, Index* out)
 {
   followPreviousKernel();
   if (*components <= 1)
   {
     return;
   }
-  using Reduce = cub::BlockReduce<Index, kScanBlock>;
-  using Scan = cub::BlockScan<Index, kScanBlock>;
-  __shared__ union
-  {
-    typename Reduce::TempStorage reduce;
-    typename Scan::TempStorage scan;
-  } temp;
-  __shared__ Index tilePrefix;
-  if (scanned)
-  {
-    if (threadIdx.x == 0)
-    {
-      tilePrefix = tileMaximum[blockIdx.x];
-    }
-  }
-  else
-  {
-    Index before = 0;
-    for (unsigned t = threadIdx.x; t < blockIdx.x; t += kScanBlock)
-    {
-      before = IndexMaximum{}(before, tileMaximum[t]);
-    }
-    Index const total = Reduce(temp.reduce).Reduce(before, IndexMaximum{});
-    if (threadIdx.x == 0)
-    {
-      tilePrefix = total;
-    }
-  }
-  __syncthreads();
-  // Each thread a run of kScanItems consecutive values (the block scan's blocked arrangement).
-  std::size_t const first =
-    static_cast<std::size_t>(blockIdx.x) * kScanTile + std::size_t(threadIdx.x) * kScanItems;
+  __shared__ TileTemp temp;
   Index value[kScanItems];
-  for (int k = 0; k < kScanItems; ++k)
-  {
-    value[k] = first + k < n ? f(first + k) : 0u;
-  }
-  Scan(temp.scan).InclusiveScan(value, value, IndexMaximum{});
-  Index const prefix = tilePrefix;
-  for (int k = 0; k < kScanItems; ++k)
-  {
-    if (first + k < n)
-    {
-      out[first + k] = IndexMaximum{}(prefix, value[k]);
-    }
-  }
+  Index tileMaximum = 0;
+  scanTile(n, f, blockIdx.x, temp, value, tileMaximum);
+  writeTile(n, blockIdx.x, tilePrefix[blockIdx.x], value, out);
 }
 
 /// A profiler range (NVTX, seen in Nsight Systems) around one step of a phase, from
@@ -405,6 +524,7 @@ public:
   ~CudaExec()
   {
     this->deallocate(this->ListCounters, kListCounters * sizeof(unsigned long long));
+    this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
     for (cudaEvent_t event : this->Events)
     {
       cudaEventDestroy(event);
@@ -479,6 +599,41 @@ public:
     }
   }
 
+  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and
+  /// one read back, where the library's reduction takes two launches, its scratch's size queries
+  /// and a read through pageable memory (H200, the duplicates phase, which is one count on sets
+  /// without copies: 32-42 -> 27-30 us from 36k to 519k points).
+  template <class T, class F, class Op>
+  T transformReduce(std::size_t n, const F& f, T init, const Op& op)
+  {
+    if (n == 0)
+    {
+      return init;
+    }
+    std::size_t const wanted = (n + kBlock - 1) / kBlock;
+    unsigned const blocks =
+      static_cast<unsigned>(std::min<std::size_t>(wanted, this->Multiprocessors * 8));
+    std::size_t const bytes = (blocks + 1) * sizeof(T);
+    T* const scratch = static_cast<T*>(this->allocate(bytes)); // [result, partials...]
+    this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
+      init, op, scratch + 1, this->listCounter(), scratch);
+    T result = init;
+    cudaError_t const status =
+      cudaMemcpyAsync(&result, scratch, sizeof(T), cudaMemcpyDeviceToHost, this->Stream);
+    this->deallocate(scratch, bytes);
+    EMST_CUDA_CHECK(status);
+    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+    return result;
+  }
+
+  /// How many i < n have pred(i), on the host (transformReduce's one launch and read back).
+  template <class Pred>
+  std::size_t count(std::size_t n, const Pred& pred)
+  {
+    return static_cast<std::size_t>(
+      this->transformReduce(n, CountTerm<Pred>{ pred }, 0ull, CountSum{}));
+  }
+
   /// The indices i < n with pred(i), in increasing order, into `out`, which the caller sized
   /// from its own count of them: unlike thrust::copy_if, whose returned end reads the count
   /// back, the select's count stays on the device, and the host queues on without waiting.
@@ -543,8 +698,10 @@ public:
   }
 
   /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless the round has nothing
-  /// left to do (*components <= 1, as forEachUnlessDone). Two launches of one tile a block (a
-  /// third, a device scan of the tile maxima, beyond kScanTilesReduced tiles).
+  /// left to do (*components <= 1, as forEachUnlessDone). One launch of one tile a block up to
+  /// kScanTilesReduced tiles (H200, against two launches: the rounds of the data sets from 36k
+  /// to 519k points 20-35 us faster in all, 2-4 us a round), beyond two with a device scan of
+  /// the tile maxima between.
   template <class F>
   void runningMaximum(std::size_t n, const std::uint32_t* components, const F& f, Index* out)
   {
@@ -553,21 +710,30 @@ public:
       return;
     }
     std::size_t const tiles = (n + kScanTile - 1) / kScanTile;
+    unsigned const blocks = static_cast<unsigned>(tiles);
+    if (tiles <= kScanTilesReduced)
+    {
+      if (this->TileCapacity < tiles)
+      {
+        this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
+        this->TileStatus =
+          static_cast<unsigned long long*>(this->allocate(tiles * sizeof(unsigned long long)));
+        this->TileCapacity = tiles;
+        this->fill(this->TileStatus, tiles, 0ull); // epoch 0: never a call's
+      }
+      this->launch("onePassMaximumKernel", onePassMaximumKernel<F>, blocks, kScanBlock, n,
+        components, f, this->listCounter(), this->TileStatus, ++this->TileEpoch, out);
+      return;
+    }
     std::size_t const bytes = tiles * sizeof(Index);
     auto* const tileMaximum = static_cast<Index*>(this->allocate(bytes));
-    unsigned const blocks = static_cast<unsigned>(tiles);
     this->launch(
       "tileMaximumKernel", tileMaximumKernel<F>, blocks, kScanBlock, n, components, f, tileMaximum);
-    bool const scanned = tiles > kScanTilesReduced;
-    if (scanned)
-    {
-      // Far more tiles than a block reduces: each tile's prefix by a device scan (exclusive).
-      auto policy = this->policy();
-      thrust::exclusive_scan(
-        policy, tileMaximum, tileMaximum + tiles, tileMaximum, Index(0), IndexMaximum{});
-    }
+    auto policy = this->policy();
+    thrust::exclusive_scan(
+      policy, tileMaximum, tileMaximum + tiles, tileMaximum, Index(0), IndexMaximum{});
     this->launch("runningMaximumKernel", runningMaximumKernel<F>, blocks, kScanBlock, n, components,
-      f, static_cast<const Index*>(tileMaximum), scanned, out);
+      f, static_cast<const Index*>(tileMaximum), out);
     this->deallocate(tileMaximum, bytes);
   }
 
@@ -800,6 +966,12 @@ private:
   static constexpr std::size_t kListCounters = 64;
   unsigned long long* ListCounters = nullptr; ///< [kListCounters], or null before the first list
   std::size_t ListCountersUsed = 0;
+  /// [TileCapacity] the one-pass running maxima's tile words (onePassMaximumKernel), as many as
+  /// the most tiles of a call so far (the engine's calls have one size: the leaves); TileEpoch,
+  /// the last call's epoch
+  unsigned long long* TileStatus = nullptr;
+  std::size_t TileCapacity = 0;
+  std::uint32_t TileEpoch = 0;
   std::size_t Multiprocessors = 128;
   std::size_t Limit = ~std::size_t(0);
   std::size_t Current = 0;

@@ -267,7 +267,6 @@ template <class Exec, class T, int Dim>
 Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, const Frame& frame,
   const DistinctPoints<Exec>& distinct)
 {
-  auto policy = exec.policy();
   std::size_t const m = distinct.size();
   const std::uint64_t* const codeOfPoint = distinct.codeOfPoint.data();
   Cells<Exec, T, Dim> cells(exec);
@@ -291,8 +290,7 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
       exec.fill(levelOfPoint.data(), m, std::uint8_t(0)); // one leaf
     }
     StartsLeaf<Dim> const startsLeaf{ codeOfPoint, levelOfPoint.data() };
-    cells.leaves =
-      static_cast<std::size_t>(thrust::count_if(policy, Counting(0), Counting(m), startsLeaf));
+    cells.leaves = exec.count(m, startsLeaf);
     cells.firstPointOfLeaf = Buffer<Index, Exec>(exec, cells.leaves + 1);
     exec.selectIndices(m, cells.firstPointOfLeaf.data(), startsLeaf);
   }

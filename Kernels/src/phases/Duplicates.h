@@ -195,8 +195,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
   Buffer<Index, Exec>& pointOfSorted = framed.pointOfSorted;
   std::size_t const v = codeOfSorted.size();
   DistinctPoints<Exec> distinct(exec);
-  std::size_t const sharing = static_cast<std::size_t>(
-    thrust::count_if(policy, Counting(0), Counting(v), SharesCode{ codeOfSorted.data(), v }));
+  std::size_t const sharing = exec.count(v, SharesCode{ codeOfSorted.data(), v });
   std::size_t copies = 0;
   if (sharing > 0)
   {
@@ -217,8 +216,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
         input, framed.frame, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data() });
     thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
       thrust::maximum<Index>());
-    copies = static_cast<std::size_t>(
-      thrust::count_if(policy, Counting(0), Counting(v), IsLaterCopy{ headOfSorted.data() }));
+    copies = exec.count(v, IsLaterCopy{ headOfSorted.data() });
     if (copies > 0)
     {
       {

@@ -318,10 +318,8 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
 {
   auto policy = exec.policy();
   FramedPoints<Exec, Dim> framed(exec);
-  BoundingBox empty{};
-  BoundingBox const box = n == 0 ? empty
-                                 : thrust::transform_reduce(policy, Counting(0), Counting(n),
-                                     BoxOfPoint<T, Dim>{ input }, empty, BoxUnion{});
+  BoundingBox const box =
+    exec.transformReduce(n, BoxOfPoint<T, Dim>{ input }, BoundingBox{}, BoxUnion{});
   std::size_t const v = static_cast<std::size_t>(box.count);
   framed.finitePoints = v;
   if (v < 2)
@@ -383,8 +381,7 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   }
   if (anyOutside)
   {
-    framed.wrappedPoints = static_cast<std::size_t>(
-      thrust::count_if(policy, Counting(0), Counting(n), OutsideBox<T, Dim>{ input, frame }));
+    framed.wrappedPoints = exec.count(n, OutsideBox<T, Dim>{ input, frame });
   }
   if (givenScale > 0.0 && extent > 0.0)
   {
