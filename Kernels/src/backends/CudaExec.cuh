@@ -148,6 +148,24 @@ __device__ __forceinline__ void unlessDone(std::size_t n, const std::uint32_t* c
   callInRange(f, static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x, n);
 }
 
+/// The threads a multiprocessor holds on the architecture being compiled (the device pass; the
+/// host pass sees the largest), and MinBlocks blocks of Block threads capped to what fits there:
+/// a register budget that asks more blocks than fit (12 of 128 threads on a 1024-thread Turing
+/// multiprocessor) is ignored by the compiler with a warning.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kThreadsPerMultiprocessor = 1024;
+#elif defined(__CUDA_ARCH__) &&                                                                    \
+  ((__CUDA_ARCH__ >= 860 && __CUDA_ARCH__ < 900) || __CUDA_ARCH__ >= 1200)
+constexpr int kThreadsPerMultiprocessor = 1536;
+#else
+constexpr int kThreadsPerMultiprocessor = 2048;
+#endif
+EMST_HD constexpr int residentBlocks(int block, int minBlocks)
+{
+  return minBlocks < kThreadsPerMultiprocessor / block ? minBlocks
+                                                       : kThreadsPerMultiprocessor / block;
+}
+
 /// unlessDone in blocks of Block threads (the searches run with their own, smaller block size).
 template <int Block, class F>
 __global__ void __launch_bounds__(Block)
@@ -161,7 +179,7 @@ __global__ void __launch_bounds__(Block)
 /// minimum of one block changed the compiler's register choice (2D searches 40 -> 48 and 56
 /// registers, uniform 1e7 2D 5% slower).
 template <int Block, int MinBlocks, class F>
-__global__ void __launch_bounds__(Block, MinBlocks)
+__global__ void __launch_bounds__(Block, residentBlocks(Block, MinBlocks))
   boundedUnlessDoneKernel(std::size_t n, const std::uint32_t* components, F f)
 {
   unlessDone(n, components, f);
@@ -211,7 +229,7 @@ __global__ void __launch_bounds__(Block) listedKernel(
   listed(count, taken, components, f);
 }
 template <int Block, int MinBlocks, class F>
-__global__ void __launch_bounds__(Block, MinBlocks) boundedListedKernel(
+__global__ void __launch_bounds__(Block, residentBlocks(Block, MinBlocks)) boundedListedKernel(
   const std::uint32_t* count, unsigned long long* taken, const std::uint32_t* components, F f)
 {
   listed(count, taken, components, f);
