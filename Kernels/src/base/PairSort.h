@@ -183,7 +183,7 @@ void sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, Exec>& v
     keys, values, keyBits > radixBits ? keyBits - radixBits : 0, keyBits) };
   exec.forEach(n, SortShortRuns<V>{ keys.data(), values.data(), n, bits });
   // Counted apart: one atomic a warp where most pairs are in long runs (the output of cosmo
-  // 1e7 2D) took 0.35 ms more than the library's count (H100).
+  // 1e7 2D) took 0.35 ms more than a count of its own (H100).
   std::size_t const tied = exec.count(n, InLongRun{ keys.data(), n, bits });
   if (tied == 0)
   {
