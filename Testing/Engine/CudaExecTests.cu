@@ -64,6 +64,20 @@ T* deviceCopy(const std::vector<T>& host)
   return device;
 }
 
+/// The serial reference: the largest run start of `label` at or before each index.
+std::vector<Index> serialRunningMaximum(const std::vector<Index>& label)
+{
+  std::vector<Index> expected(label.size());
+  Index running = 0;
+  for (std::size_t j = 0; j < label.size(); ++j)
+  {
+    Index const start = j == 0 || label[j] != label[j - 1] ? static_cast<Index>(j) : 0u;
+    running = start > running ? start : running;
+    expected[j] = running;
+  }
+  return expected;
+}
+
 /// runningMaximum over the run starts of `label`, with `components` on the device; the result,
 /// with `out` filled with `sentinel` first.
 std::vector<Index> deviceRunningMaximum(
@@ -108,14 +122,7 @@ TEST(CudaExec, RunningMaximumMatchesSerialScan)
   {
     SCOPED_TRACE("n = " + std::to_string(c.n) + ", mean run " + std::to_string(c.meanRun));
     std::vector<Index> const label = runsOfLabels(c.n, c.meanRun, static_cast<std::uint32_t>(c.n));
-    std::vector<Index> expected(c.n);
-    Index running = 0;
-    for (std::size_t j = 0; j < c.n; ++j)
-    {
-      Index const start = j == 0 || label[j] != label[j - 1] ? static_cast<Index>(j) : 0u;
-      running = start > running ? start : running;
-      expected[j] = running;
-    }
+    std::vector<Index> const expected = serialRunningMaximum(label);
     std::vector<Index> const got = deviceRunningMaximum(label, 2, 0xFFFFFFFEu);
     ASSERT_EQ(got.size(), expected.size());
     for (std::size_t j = 0; j < c.n; ++j)
@@ -173,12 +180,10 @@ TEST(CudaExec, RunningMaximumRepeatedOnOneExec)
     std::vector<Index> got(sizes[k]);
     ASSERT_EQ(cudaMemcpy(got.data(), dOut[k], sizes[k] * sizeof(Index), cudaMemcpyDeviceToHost),
       cudaSuccess);
-    Index running = 0;
+    std::vector<Index> const expected = serialRunningMaximum(labels[k]);
     for (std::size_t j = 0; j < sizes[k]; ++j)
     {
-      Index const start = j == 0 || labels[k][j] != labels[k][j - 1] ? static_cast<Index>(j) : 0u;
-      running = start > running ? start : running;
-      ASSERT_EQ(got[j], running) << "at " << j;
+      ASSERT_EQ(got[j], expected[j]) << "at " << j;
     }
     cudaFree(dLabel[k]);
     cudaFree(dOut[k]);

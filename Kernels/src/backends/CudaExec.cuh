@@ -235,22 +235,6 @@ __global__ void __launch_bounds__(Block, residentBlocks(Block, MinBlocks)) bound
   listed(count, taken, components, f);
 }
 
-/// A value read from the L2 cache, past this multiprocessor's L1 (which does not see other
-/// blocks' stores): word by word, for any trivially copyable T of whole 32-bit words.
-template <class T>
-__device__ __forceinline__ T loadFromL2(const T* p)
-{
-  static_assert(sizeof(T) % sizeof(unsigned) == 0, "a value of whole 32-bit words");
-  T value;
-  auto const* from = reinterpret_cast<const unsigned*>(p);
-  auto* to = reinterpret_cast<unsigned*>(&value);
-  for (std::size_t w = 0; w < sizeof(T) / sizeof(unsigned); ++w)
-  {
-    to[w] = __ldcg(from + w);
-  }
-  return value;
-}
-
 /// op(init, f(0), ..., f(n-1)) into *result in one launch (Exec::transformReduce): every block
 /// reduces its share into partial[block]; the block that finishes last (a ticket, zero on entry)
 /// reduces the partials. op is associative and commutative.
@@ -285,7 +269,7 @@ __global__ void __launch_bounds__(kBlock) transformReduceKernel(
   value = init;
   for (unsigned b = threadIdx.x; b < gridDim.x; b += kBlock)
   {
-    value = op(value, loadFromL2(partial + b));
+    value = op(value, loadShared(partial + b));
   }
   T const total = Reduce(temp).Reduce(value, op);
   if (threadIdx.x == 0)
@@ -300,14 +284,6 @@ struct CountTerm
 {
   Pred pred;
   __device__ unsigned long long operator()(std::size_t i) const { return pred(i) ? 1ull : 0ull; }
-};
-
-struct CountSum
-{
-  __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const
-  {
-    return a + b;
-  }
 };
 
 /// The running maximum (Exec::runningMaximum) in one launch of one tile a block, instead of
@@ -649,7 +625,7 @@ public:
   std::size_t count(std::size_t n, const Pred& pred)
   {
     return static_cast<std::size_t>(
-      this->transformReduce(n, CountTerm<Pred>{ pred }, 0ull, CountSum{}));
+      this->transformReduce(n, CountTerm<Pred>{ pred }, 0ull, thrust::plus<unsigned long long>{}));
   }
 
   /// The indices i < n with pred(i), in increasing order, into `out`, which the caller sized

@@ -172,12 +172,28 @@ EMST_HD EMST_FORCEINLINE void countKey(std::uint32_t* counters, std::uint32_t ke
 }
 
 /// Loads that must see other threads' writes made before a synchronising atomic (the climbs,
-/// path halving): bypass the non-coherent L1 on the device.
+/// path halving, the partials of a reduction): bypass the non-coherent L1 on the device. A
+/// struct is read word by word (whole 32-bit words).
 template <class T>
 EMST_HD EMST_FORCEINLINE T loadShared(const T* address)
 {
 #if defined(__CUDA_ARCH__)
-  return *static_cast<const volatile T*>(address);
+  if constexpr (std::is_scalar_v<T>)
+  {
+    return *static_cast<const volatile T*>(address);
+  }
+  else
+  {
+    static_assert(sizeof(T) % sizeof(std::uint32_t) == 0, "a struct of whole 32-bit words");
+    T value;
+    auto const* from = reinterpret_cast<const volatile std::uint32_t*>(address);
+    auto* to = reinterpret_cast<std::uint32_t*>(&value);
+    for (std::size_t w = 0; w < sizeof(T) / sizeof(std::uint32_t); ++w)
+    {
+      to[w] = from[w];
+    }
+    return value;
+  }
 #else
   T value;
   __atomic_load(address, &value, __ATOMIC_RELAXED);
