@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -274,6 +275,63 @@ TEST(CudaExec, CountAndTransformReduceMatchSerialLoops)
   }
   cudaStreamDestroy(stream);
   cudaFree(dValue);
+}
+
+/// Reads of n words through copyToHostUntimed on each of `execs` execs alive at once (more than
+/// one chunk of read-back slots), the words rewritten on the device between reads so that a
+/// stale read shows; n from one word to past a slot's size (a copy then).
+void checkReadBacks(std::size_t execs)
+{
+  std::size_t const largest = 1000;
+  std::uint32_t* dWords = nullptr;
+  ASSERT_EQ(cudaMalloc(&dWords, largest * sizeof(std::uint32_t)), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  {
+    std::vector<std::unique_ptr<CudaExec>> exec;
+    for (std::size_t e = 0; e < execs; ++e)
+    {
+      exec.push_back(std::make_unique<CudaExec>(stream));
+    }
+    std::uint32_t value = 1;
+    for (int pass = 0; pass < 3; ++pass)
+    {
+      for (std::size_t const n : { std::size_t(1), std::size_t(64), std::size_t(127),
+             std::size_t(128), std::size_t(129), largest })
+      {
+        for (std::size_t e = 0; e < execs; ++e)
+        {
+          SCOPED_TRACE("n = " + std::to_string(n) + ", exec " + std::to_string(e));
+          ++value;
+          exec[e]->fill(dWords, largest, value);
+          std::vector<std::uint32_t> got(n, 0u);
+          exec[e]->copyToHostUntimed(got.data(), dWords, n);
+          EXPECT_EQ(got, std::vector<std::uint32_t>(n, value));
+          EXPECT_EQ(exec[e]->count(n, IsMultiple{ dWords, value }), n);
+        }
+      }
+    }
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(dWords);
+}
+
+TEST(CudaExec, ReadBacksArriveFreshThroughSlotsAndCopies)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  {
+    SCOPED_TRACE("mapped slots");
+    checkReadBacks(1);
+    checkReadBacks(20); // a chunk holds 16 slots
+  }
+  {
+    SCOPED_TRACE("copies (EMST_CUDA_READBACK=copy)");
+    emsttest::ScopedEnv const copy("EMST_CUDA_READBACK", "copy");
+    checkReadBacks(3);
+  }
 }
 
 /// Counts the visits of every entry (forEachListed), and any index past the list.

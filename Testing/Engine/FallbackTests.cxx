@@ -19,41 +19,6 @@ using emst::Backend;
 namespace
 {
 
-/// Sets an environment variable for the scope of one test, and puts back what was there (the
-/// GPU check runs the whole binary under some of them).
-class ScopedEnv
-{
-public:
-  ScopedEnv(const char* name, const std::string& value)
-    : Name(name)
-  {
-    if (const char* old = std::getenv(name))
-    {
-      this->Old = old;
-      this->HadOld = true;
-    }
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv()
-  {
-    if (this->HadOld)
-    {
-      ::setenv(this->Name, this->Old.c_str(), 1);
-    }
-    else
-    {
-      ::unsetenv(this->Name);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-  const char* Name;
-  std::string Old;
-  bool HadOld = false;
-};
-
 Cloud fallbackCloud()
 {
   Rng rng(77);

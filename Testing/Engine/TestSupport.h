@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -132,5 +133,40 @@ protected:
 };
 /// "Cpu_<set>", "Cuda_<set>"; "..._no_data_folder" for a placeholder.
 std::string dataSetParamName(const testing::TestParamInfo<DataSetParam>& info);
+
+/// Sets an environment variable for the scope of one test, and puts back what was there (the
+/// GPU check runs the whole binary under some of them).
+class ScopedEnv
+{
+public:
+  ScopedEnv(const char* name, const std::string& value)
+    : Name(name)
+  {
+    if (const char* old = std::getenv(name))
+    {
+      this->Old = old;
+      this->HadOld = true;
+    }
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv()
+  {
+    if (this->HadOld)
+    {
+      ::setenv(this->Name, this->Old.c_str(), 1);
+    }
+    else
+    {
+      ::unsetenv(this->Name);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  const char* Name;
+  std::string Old;
+  bool HadOld = false;
+};
 
 } // namespace emsttest

@@ -25,9 +25,12 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -235,12 +238,33 @@ __global__ void __launch_bounds__(Block, residentBlocks(Block, MinBlocks)) bound
   listed(count, taken, components, f);
 }
 
-/// op(init, f(0), ..., f(n-1)) into *result in one launch (Exec::transformReduce): every block
-/// reduces its share into partial[block]; the block that finishes last (a ticket, zero on entry)
-/// reduces the partials. op is associative and commutative.
+/// Where a kernel leaves a small result for the host (CudaExec's read-backs): `value` in host
+/// memory the GPU writes (mapped), then `number` in `sequence`, which the host polls; or, with no
+/// sequence, `value` in device memory, which the host copies.
+template <class T>
+struct ReadBackTarget
+{
+  T* value;
+  unsigned long long* sequence; ///< null: `value` is device memory
+  unsigned long long number;
+
+  /// Called by one thread once the value is written.
+  __device__ void publish() const
+  {
+    if (sequence)
+    {
+      __threadfence_system(); // the value before its number, as the host sees them
+      *static_cast<volatile unsigned long long*>(sequence) = number;
+    }
+  }
+};
+
+/// op(init, f(0), ..., f(n-1)) into result's value in one launch (Exec::transformReduce): every
+/// block reduces its share into partial[block]; the block that finishes last (a ticket, zero on
+/// entry) reduces the partials. op is associative and commutative.
 template <class T, class F, class Op>
-__global__ void __launch_bounds__(kBlock) transformReduceKernel(
-  std::size_t n, F f, T init, Op op, T* partial, unsigned long long* ticket, T* result)
+__global__ void __launch_bounds__(kBlock) transformReduceKernel(std::size_t n, F f, T init, Op op,
+  T* partial, unsigned long long* ticket, ReadBackTarget<T> result)
 {
   followPreviousKernel();
   using Reduce = cub::BlockReduce<T, kBlock>;
@@ -274,7 +298,26 @@ __global__ void __launch_bounds__(kBlock) transformReduceKernel(
   T const total = Reduce(temp).Reduce(value, op);
   if (threadIdx.x == 0)
   {
-    *result = total;
+    *result.value = total;
+    result.publish();
+  }
+}
+
+/// words[0..count) into the read-back's value (CudaExec::copyToHostUntimed), one block.
+template <class Word>
+__global__ void __launch_bounds__(kBlock)
+  publishWordsKernel(const Word* words, std::size_t count, ReadBackTarget<Word> result)
+{
+  followPreviousKernel();
+  for (std::size_t i = threadIdx.x; i < count; i += kBlock)
+  {
+    result.value[i] = words[i];
+  }
+  __threadfence_system(); // every thread's words before the number
+  __syncthreads();
+  if (threadIdx.x == 0)
+  {
+    result.publish();
   }
 }
 
@@ -452,6 +495,68 @@ struct FillValue
   __device__ void operator()(std::size_t i) const { data[i] = value; }
 };
 
+/// Host memory that kernels write small results into for the host to poll (CudaExec's
+/// read-backs): one slot a CudaExec, for its lifetime. Mapped and portable (every device's
+/// kernels reach it); taken from chunks allocated once a process and never freed (a few
+/// kilobytes: pinning memory costs more than a run's read-backs save, and the driver releases it
+/// at exit).
+struct ReadBackSlot
+{
+  static constexpr std::size_t kWords = 128; ///< 32-bit words of value: 512 bytes
+  unsigned long long sequence;               ///< the last read-back's number, written last
+  std::uint32_t words[kWords];
+};
+
+class ReadBackSlots
+{
+public:
+  /// A slot, or null where no mapped memory can be had (the read-backs then copy).
+  static ReadBackSlot* take()
+  {
+    ReadBackSlots& slots = instance();
+    std::lock_guard<std::mutex> lock(slots.Mutex);
+    if (slots.Free.empty())
+    {
+      constexpr std::size_t kChunk = 16;
+      void* chunk = nullptr;
+      if (cudaHostAlloc(&chunk, kChunk * sizeof(ReadBackSlot),
+            cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess)
+      {
+        (void)cudaGetLastError();
+        return nullptr;
+      }
+      for (std::size_t i = 0; i < kChunk; ++i)
+      {
+        ReadBackSlot* const slot = static_cast<ReadBackSlot*>(chunk) + i;
+        slot->sequence = 0;
+        slots.Free.push_back(slot);
+      }
+    }
+    ReadBackSlot* const slot = slots.Free.back();
+    slots.Free.pop_back();
+    return slot;
+  }
+
+  static void give(ReadBackSlot* slot)
+  {
+    if (slot)
+    {
+      ReadBackSlots& slots = instance();
+      std::lock_guard<std::mutex> lock(slots.Mutex);
+      slots.Free.push_back(slot);
+    }
+  }
+
+private:
+  static ReadBackSlots& instance()
+  {
+    static ReadBackSlots* const slots = new ReadBackSlots; // never destroyed: see above
+    return *slots;
+  }
+  std::mutex Mutex;
+  std::vector<ReadBackSlot*> Free;
+};
+
 class CudaExec
 {
 public:
@@ -514,9 +619,31 @@ public:
     const char* overlap = std::getenv("EMST_CUDA_OVERLAP");
     this->Overlap = major >= 9 && kernel.binaryVersion >= 90 && kernel.ptxVersion >= 90 &&
       !(overlap && std::string(overlap) == "0");
+    // Small results (counts, the box, the rounds' counters) come back through mapped host
+    // memory that the host polls. Knob EMST_CUDA_READBACK=copy: a copy and a stream
+    // synchronisation each instead.
+    const char* readBack = std::getenv("EMST_CUDA_READBACK");
+    if (!(readBack && std::string(readBack) == "copy"))
+    {
+      this->Slot = ReadBackSlots::take();
+      if (this->Slot &&
+        cudaHostGetDevicePointer(reinterpret_cast<void**>(&this->DeviceSlot), this->Slot, 0) !=
+          cudaSuccess)
+      {
+        (void)cudaGetLastError();
+        ReadBackSlots::give(this->Slot);
+        this->Slot = nullptr;
+      }
+      this->ReadBacks = this->Slot ? this->Slot->sequence : 0;
+    }
   }
   ~CudaExec()
   {
+    if (this->ReadBackPending)
+    {
+      cudaStreamSynchronize(this->Stream); // no kernel may write the slot once it is given back
+    }
+    ReadBackSlots::give(this->Slot);
     this->deallocate(this->ListCounters, kListCounters * sizeof(unsigned long long));
     this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
     for (cudaEvent_t event : this->Events)
@@ -608,15 +735,13 @@ public:
     unsigned const blocks =
       static_cast<unsigned>(std::min<std::size_t>(wanted, this->Multiprocessors * 8));
     std::size_t const bytes = (blocks + 1) * sizeof(T);
-    T* const scratch = static_cast<T*>(this->allocate(bytes)); // [result, partials...]
+    T* const scratch = static_cast<T*>(this->allocate(bytes)); // [partials..., result]
+    ReadBackTarget<T> const target = this->readBackTarget(scratch + blocks);
     this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
-      init, op, scratch + 1, this->listCounter(), scratch);
+      init, op, scratch, this->listCounter(), target);
     T result = init;
-    cudaError_t const status =
-      cudaMemcpyAsync(&result, scratch, sizeof(T), cudaMemcpyDeviceToHost, this->Stream);
+    this->readBack(target, &result, 1);
     this->deallocate(scratch, bytes);
-    EMST_CUDA_CHECK(status);
-    EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
     return result;
   }
 
@@ -772,10 +897,21 @@ public:
   {
     this->forEach(n, FillValue<T>{ p, value });
   }
+  /// n values to the host, waited for (the rounds' counters): up to a read-back slot's size
+  /// through it, else a copy.
   template <class T>
   void copyToHostUntimed(T* dst, const T* src, std::size_t n)
   {
-    EMST_CUDA_CHECK(cudaMemcpyAsync(dst, src, n * sizeof(T), cudaMemcpyDeviceToHost, this->Stream));
+    std::size_t const bytes = n * sizeof(T);
+    if (this->Slot && sizeof(T) % 4 == 0 && bytes <= sizeof(this->Slot->words))
+    {
+      ReadBackTarget<std::uint32_t> const target = this->readBackTarget<std::uint32_t>(nullptr);
+      this->launch("publishWordsKernel", publishWordsKernel<std::uint32_t>, 1, kBlock,
+        reinterpret_cast<const std::uint32_t*>(src), bytes / 4, target);
+      this->readBack(target, dst, n);
+      return;
+    }
+    EMST_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, this->Stream));
     EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
   }
   /// A device -> host copy queued on the stream, not waited for (phases() or a sync waits).
@@ -932,6 +1068,63 @@ private:
     this->checkLaunch(what);
   }
 
+  /// Where the next read-back's kernel leaves its value: the slot, under the next number; with
+  /// no slot, `onDevice`.
+  template <class T>
+  ReadBackTarget<T> readBackTarget(T* onDevice)
+  {
+    static_assert(sizeof(T) <= sizeof(ReadBackSlot::words) && alignof(T) <= 8,
+      "a read-back holds 512 bytes, 8-byte aligned");
+    if (!this->Slot)
+    {
+      return ReadBackTarget<T>{ onDevice, nullptr, 0 };
+    }
+    this->ReadBackPending = true;
+    return ReadBackTarget<T>{ reinterpret_cast<T*>(this->DeviceSlot->words),
+      &this->DeviceSlot->sequence, ++this->ReadBacks };
+  }
+
+  /// The n values of `target` (queued) into dst: polls the slot for its number (a few
+  /// microseconds less than a copy and a stream synchronisation), or copies.
+  template <class T, class U>
+  void readBack(const ReadBackTarget<T>& target, U* dst, std::size_t n)
+  {
+    if (!target.sequence)
+    {
+      EMST_CUDA_CHECK(
+        cudaMemcpyAsync(dst, target.value, n * sizeof(U), cudaMemcpyDeviceToHost, this->Stream));
+      EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
+      return;
+    }
+    volatile unsigned long long const* const seen = &this->Slot->sequence;
+    for (unsigned spins = 1; *seen != target.number; ++spins)
+    {
+      if (spins % 256 == 0)
+      {
+        // Between polls, the stream's state: a fault ends the wait with its error; a stream run
+        // dry without the number would be a bug, not a wait.
+        cudaError_t const status = cudaStreamQuery(this->Stream);
+        if (status == cudaErrorNotReady)
+        {
+          continue;
+        }
+        if (status != cudaSuccess)
+        {
+          throwCudaError(status, "a read-back's kernel", __FILE__, __LINE__);
+        }
+        if (*seen != target.number)
+        {
+          throw Error(ErrorCode::DeviceError,
+            "a result the GPU wrote to host memory did not arrive (read-back " +
+              std::to_string(target.number) + ")");
+        }
+      }
+    }
+    std::atomic_thread_fence(std::memory_order_acquire); // the value after its number
+    this->ReadBackPending = false;
+    std::memcpy(dst, this->Slot->words, n * sizeof(U));
+  }
+
   void checkLaunch(const char* what)
   {
     EMST_CUDA_CHECK(cudaGetLastError());
@@ -977,6 +1170,10 @@ private:
   std::vector<cudaEvent_t> Events;
   nvtxRangeId_t PhaseRange = 0;
   bool Open = false;
+  ReadBackSlot* Slot = nullptr;       ///< this exec's read-back slot (host), or null: copies
+  ReadBackSlot* DeviceSlot = nullptr; ///< the same slot as kernels address it
+  unsigned long long ReadBacks = 0;   ///< the last read-back's number
+  bool ReadBackPending = false;       ///< a read-back queued and not yet awaited
 };
 
 } // namespace detail
