@@ -9,7 +9,9 @@
 #   build      configure + build (Release, sm_90, CUDA on, no plugin)       -> build.log
 #   tests      the whole engine test binary, CPU and CUDA parameters        -> tests.log
 #   lean       the CUDA tests again in the memory-lean layout, which a run takes when only
-#              that fits the GPU's memory (EMST_CUDA_LAYOUT=lean)             -> lean.log
+#              that fits the GPU's memory (EMST_CUDA_LAYOUT=lean), with round one's searches
+#              bottom-up at any size (EMST_SEARCH=first: the path of sets of 2^17 points or
+#              more, which the small test clouds do not take by default)     -> lean.log
 #   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
 #   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log
 #   cut        run_benchmarks.sh --cut-only (CUDA): emst_benchmark --cut, TreeCutter re-cuts of
@@ -268,7 +270,7 @@ test_step() {
   fi
 }
 wanted tests && test_step tests 300
-wanted lean && EMST_CUDA_LAYOUT=lean test_step lean 240 '--gtest_filter=*Cuda*'
+wanted lean && EMST_CUDA_LAYOUT=lean EMST_SEARCH=first test_step lean 240 '--gtest_filter=*Cuda*'
 
 # ---- compute-sanitizer --------------------------------------------------------------------------
 for tool in memcheck racecheck; do

@@ -464,7 +464,7 @@ private:
   {
     findMin1(
       this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1), r.frozen);
-    if (!searchesBottomUp(2))
+    if (!searchesBottomUp(2, r.search.points.count, Dim, Exec::kDefersClimbs))
     {
       r.hierarchy->releaseClimbs();
       r.search.tree = r.hierarchy->arrays(); // null where freed

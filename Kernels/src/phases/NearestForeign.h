@@ -81,16 +81,31 @@ struct LabelArrays
   }
 };
 
-/// Tuning knob, read once from the environment, for benchmarking: EMST_SEARCH, where the
-/// searches start: topdown (at the root), bottomup (at the point's cell), or first (the default:
-/// bottom-up in the first round only).
-inline bool searchesBottomUp(int round)
+/// The fewest distinct points for which round one searches bottom-up on a backend that runs
+/// warps (Exec::kDefersClimbs), in 3D and in 2D: below, the searches from the root in one
+/// launch take less than the climbs and their deferred pass (H200, round one alone, medians of
+/// four and five alternating blocks, us, bottom-up -> from the root: scan_bunny36k 57 -> 45,
+/// tsp_monalisa100k 63 -> 51, lidar_autzen110k 76 -> 66, geo_cities1000 71 -> 63, uniform 1e5
+/// 3D 88 -> 82, cosmo 1e5 3D 99 -> 88, uniform 2e5 2D 76 -> 62; from these sizes on, slower:
+/// uniform 2e5 3D 121 -> 117 but cosmo 2e5 3D 133 -> 148, uniform 5e5 2D 119 -> 129,
+/// lidar_lonestar519k 175 -> 221, uniform 1e6 3D 371 -> 501).
+constexpr std::size_t kBottomUpFrom3D = std::size_t(1) << 17;
+constexpr std::size_t kBottomUpFrom2D = std::size_t(1) << 18;
+
+/// Whether round `round` of a set of m distinct points of dimension `dim` starts its searches at
+/// each point's cell (bottom-up) rather than at the root: by default in the first round only,
+/// and on a backend that runs warps (`backendRunsWarps`) only from kBottomUpFrom3D /
+/// kBottomUpFrom2D points on. Tuning knob, read once from the environment, for benchmarking and
+/// for the GPU check's coverage of bottom-up searches on small sets: EMST_SEARCH, topdown
+/// (always at the root), bottomup (always at the cell), first (in the first round, at any size).
+inline bool searchesBottomUp(int round, std::size_t m, int dim, bool backendRunsWarps)
 {
   enum class Start
   {
     TopDown,
     BottomUp,
-    BottomUpFirstRound
+    FirstRound,
+    FirstRoundOfLargeSets
   };
   static Start const start = []
   {
@@ -98,9 +113,15 @@ inline bool searchesBottomUp(int round)
     std::string const mode = text ? text : "";
     return mode == "topdown" ? Start::TopDown
       : mode == "bottomup"   ? Start::BottomUp
-                             : Start::BottomUpFirstRound;
+      : mode == "first"      ? Start::FirstRound
+                             : Start::FirstRoundOfLargeSets;
   }();
-  return start == Start::BottomUp || (start == Start::BottomUpFirstRound && round == 1);
+  std::size_t from = 0; // the fewest points of a bottom-up round one
+  if (start == Start::FirstRoundOfLargeSets && backendRunsWarps)
+  {
+    from = dim == 3 ? kBottomUpFrom3D : kBottomUpFrom2D;
+  }
+  return start == Start::BottomUp || (start != Start::TopDown && round == 1 && m >= from);
 }
 
 /// Whether round `round` lists its searchers first (ListSearchers): two more launches a round,
@@ -1048,7 +1069,7 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   std::uint32_t* listCount, const FrozenLabels& frozen)
 {
   auto const range = exec.range("FindMin1");
-  search.bottomUp = searchesBottomUp(round);
+  search.bottomUp = searchesBottomUp(round, search.points.count, Metric::kDim, Exec::kDefersClimbs);
   search.boundOfComp = arena.ofRound(round).boundOfComp;
   std::size_t const m = search.points.count;
   if (round > 1)
