@@ -13,9 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -432,6 +434,97 @@ TEST(CudaExec, ForEachListedDoesNothingOnceOneComponentIsLeft)
 /// (keys in clusters that share them, runs short and long, exact ties; values increasing or
 /// not), in both layouts (the lean one sorts the list again when most pairs are in long runs),
 /// against std::sort of the pairs.
+/// sortPairsByBits against std::stable_sort by the sorted bits, for one key and value type:
+/// keys below 2^endBit drawn from few values (long runs of equal sorted bits, whose input order
+/// must stay), values the input positions.
+template <class K, class V>
+void checkSortPairsByBits(int beginBit, int endBit)
+{
+  using emst::detail::Buffer;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  std::mt19937_64 random(static_cast<unsigned>(beginBit * 100 + endBit));
+  for (std::size_t const n : { std::size_t(2), std::size_t(3), std::size_t(2047), std::size_t(2048),
+         std::size_t(2049), std::size_t(5000), std::size_t(100000), std::size_t(262144),
+         std::size_t(262145), std::size_t(600000) })
+  {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", bits [" + std::to_string(beginBit) + ", " +
+      std::to_string(endBit) + ")");
+    int const keyBits = static_cast<int>(8 * sizeof(K));
+    K const mask = endBit >= keyBits ? ~K(0) : static_cast<K>((K(1) << endBit) - 1);
+    std::vector<K> distinct(1 + n / 50);
+    for (K& k : distinct)
+    {
+      k = static_cast<K>(random()) & mask;
+    }
+    std::vector<K> keys(n);
+    std::vector<V> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      // Mostly repeated keys; the bits below beginBit vary within them (not sorted by).
+      K const low =
+        beginBit > 0 ? static_cast<K>(random()) & static_cast<K>((K(1) << beginBit) - 1) : K(0);
+      keys[i] = (random() % 4 == 0 ? static_cast<K>(random()) & mask
+                                   : distinct[random() % distinct.size()]) |
+        low;
+      keys[i] &= mask;
+      values[i] = static_cast<V>(i);
+    }
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      order[i] = i;
+    }
+    std::stable_sort(order.begin(), order.end(),
+      [&](std::size_t a, std::size_t b) { return (keys[a] >> beginBit) < (keys[b] >> beginBit); });
+    CudaExec exec(stream);
+    Buffer<K, CudaExec> dKeys(exec, n);
+    Buffer<V, CudaExec> dValues(exec, n);
+    ASSERT_EQ(
+      cudaMemcpyAsync(dKeys.data(), keys.data(), n * sizeof(K), cudaMemcpyHostToDevice, stream),
+      cudaSuccess);
+    ASSERT_EQ(
+      cudaMemcpyAsync(dValues.data(), values.data(), n * sizeof(V), cudaMemcpyHostToDevice, stream),
+      cudaSuccess);
+    EXPECT_EQ(exec.sortPairsByBits(dKeys, dValues, beginBit, endBit), beginBit);
+    std::vector<K> gotKeys(n);
+    std::vector<V> gotValues(n);
+    exec.copyToHost(gotKeys.data(), dKeys.data(), n);
+    exec.copyToHost(gotValues.data(), dValues.data(), n);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      wrong += gotKeys[i] != keys[order[i]] || gotValues[i] != values[order[i]] ? 1 : 0;
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(CudaExec, SortPairsByBitsIsStableInOneLaunchAndInTheLibrarys)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  // Default: one launch up to kSmallSortTiles tiles (80: 163840 pairs), the library's sort
+  // beyond; then the one launch wherever the GPU holds the tiles, and the library's always.
+  for (const char* tiles : { "", "100000", "0" })
+  {
+    SCOPED_TRACE(std::string("EMST_CUDA_SMALL_SORT=") + tiles);
+    std::optional<emsttest::ScopedEnv> knob;
+    if (*tiles)
+    {
+      knob.emplace("EMST_CUDA_SMALL_SORT", tiles);
+    }
+    checkSortPairsByBits<std::uint64_t, Index>(15, 63);         // the set-up's codes
+    checkSortPairsByBits<std::uint64_t, std::uint64_t>(23, 63); // the output's lengths
+    checkSortPairsByBits<std::uint64_t, std::uint64_t>(0, 61);  // every bit, a short last pass
+    checkSortPairsByBits<Index, std::uint64_t>(0, 32);          // values as keys (the lean layout)
+    checkSortPairsByBits<Index, std::uint64_t>(4, 20);
+  }
+}
+
 TEST(CudaExec, PairSortOrdersTheRunsItsRadixSortLeaves)
 {
   if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))

@@ -12,6 +12,8 @@
 #include "base/Index.h"
 #include "emst/Emst.h"
 
+#include <cooperative_groups.h>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -329,6 +331,124 @@ struct CountTerm
   __device__ unsigned long long operator()(std::size_t i) const { return pred(i) ? 1ull : 0ull; }
 };
 
+/// The small sort (CudaExec::sortPairsByBits up to kSmallSortTiles tiles): one tile of
+/// kSmallSortItems pairs a block, a byte of the key a pass.
+constexpr int kSmallSortBlock = 256;
+constexpr int kSmallSortItemsPerThread = 8;
+constexpr int kSmallSortItems = kSmallSortBlock * kSmallSortItemsPerThread;
+constexpr int kSmallSortDigits = 256;
+/// The most tiles a sort takes in one launch by default (163840 pairs). H200, the sort phase
+/// (the codes' sort and its count) and the output phase, library -> one launch, medians of five
+/// alternating blocks, us: scan_bunny36k (18 tiles) 123 -> 94 and 117 -> 96,
+/// lidar_autzen110k (54) 135 -> 112 and 205 -> 192, geo_cities1000 (67) 132 -> 120 and 208 ->
+/// 205; uniform 2e5 3D (98) 143 -> 144 and 125 -> 137; lidar_lonestar519k (254) 158 -> 295 and
+/// 354 -> 476 (a pass's two grid barriers and each thread's sum over the tiles' counts grow with
+/// the tiles, the library's passes hardly).
+constexpr std::size_t kSmallSortTiles = 80;
+
+/// The pairs (keys[0][i], values[0][i]), i < n, sorted stably by the key bits [beginBit, endBit)
+/// in one cooperative launch of one block a tile, a least significant digit radix sort a byte a
+/// pass between the two arrays of each (the result in [passes % 2]). A pass: each block sorts
+/// its tile by the digit (CUB's block sort, stable), publishes its digits' counts, and after a
+/// grid barrier finds where each digit of its tile goes (the counts of every digit and of the
+/// tiles before its own, summed by one thread a digit), scatters, and waits at a second barrier
+/// for the others' scatters. Stable: a tile keeps its order within a digit, the tiles theirs.
+/// Against the library's sort (a histogram, a scan, then one launch and one memset a pass), one
+/// launch: at 10^5 pairs the host's launches were what the library's sort waited on.
+template <class K, class V>
+__global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* keys1, V* values0,
+  V* values1, std::uint32_t n, int beginBit, int endBit, std::uint32_t* countOfDigit)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize(); // the kernel before, if it let this one start early
+#endif
+  using BlockSort = cub::BlockRadixSort<K, kSmallSortBlock, kSmallSortItemsPerThread, V>;
+  using Scan = cub::BlockScan<std::uint32_t, kSmallSortBlock>;
+  __shared__ union
+  {
+    typename BlockSort::TempStorage sort;
+    typename Scan::TempStorage scan;
+  } temp;
+  __shared__ std::uint32_t digitStart[kSmallSortDigits]; // in the sorted tile
+  __shared__ std::uint32_t digitCount[kSmallSortDigits]; // in the tile
+  __shared__ std::uint32_t digitBase[kSmallSortDigits];  // in the output
+  cooperative_groups::grid_group const grid = cooperative_groups::this_grid();
+  std::uint32_t const tiles = gridDim.x;
+  std::uint32_t const tile = blockIdx.x;
+  std::uint32_t const first = tile * kSmallSortItems;
+  std::uint32_t const valid = n - first < kSmallSortItems ? n - first : kSmallSortItems;
+  int const d = static_cast<int>(threadIdx.x); // the digit this thread counts
+  K* from = keys0;
+  K* to = keys1;
+  V* fromValue = values0;
+  V* toValue = values1;
+  for (int bit = beginBit; bit < endBit; bit += 8)
+  {
+    int const bits = endBit - bit < 8 ? endBit - bit : 8;
+    K key[kSmallSortItemsPerThread];
+    V value[kSmallSortItemsPerThread];
+    for (int j = 0; j < kSmallSortItemsPerThread; ++j)
+    {
+      std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
+      // Past the end: the largest key, last in its tile's order, so last once sorted.
+      key[j] = i < valid ? from[first + i] : ~K(0);
+      value[j] = i < valid ? fromValue[first + i] : V(0);
+    }
+    digitCount[d] = 0;
+    __syncthreads();
+    BlockSort(temp.sort).Sort(key, value, bit, bit + bits);
+    for (int j = 0; j < kSmallSortItemsPerThread; ++j)
+    {
+      std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
+      if (i < valid)
+      {
+        std::uint32_t const digit = static_cast<std::uint32_t>(key[j] >> bit) & ((1u << bits) - 1);
+        atomicAdd(&digitCount[digit], 1u);
+      }
+    }
+    __syncthreads();
+    countOfDigit[static_cast<std::size_t>(d) * tiles + tile] = digitCount[d];
+    grid.sync();
+    // Where digit d of this tile goes: the counts of the smaller digits, then of digit d in the
+    // tiles before this one.
+    std::uint32_t before = 0;
+    std::uint32_t total = 0;
+    const std::uint32_t* const counts = countOfDigit + static_cast<std::size_t>(d) * tiles;
+    for (std::uint32_t t = 0; t < tiles; ++t)
+    {
+      std::uint32_t const c = counts[t];
+      before += t < tile ? c : 0u;
+      total += c;
+    }
+    std::uint32_t smaller = 0;
+    Scan(temp.scan).ExclusiveSum(total, smaller);
+    digitBase[d] = smaller + before;
+    std::uint32_t localStart = 0;
+    __syncthreads(); // the scan's storage is the sort's again below
+    Scan(temp.scan).ExclusiveSum(digitCount[d], localStart);
+    digitStart[d] = localStart;
+    __syncthreads();
+    for (int j = 0; j < kSmallSortItemsPerThread; ++j)
+    {
+      std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
+      if (i < valid)
+      {
+        std::uint32_t const digit = static_cast<std::uint32_t>(key[j] >> bit) & ((1u << bits) - 1);
+        std::uint32_t const at = digitBase[digit] + (i - digitStart[digit]);
+        to[at] = key[j];
+        toValue[at] = value[j];
+      }
+    }
+    grid.sync(); // every scatter done, every count read, before the next pass
+    K* const keysWere = from;
+    from = to;
+    to = keysWere;
+    V* const valuesWere = fromValue;
+    fromValue = toValue;
+    toValue = valuesWere;
+  }
+}
+
 /// The running maximum (Exec::runningMaximum) in one launch of one tile a block, instead of
 /// the library's scan (its decoupled look-back cost about 15 us a call whatever the size: most
 /// of a round's bookkeeping on a small cloud). Index values, 0 the identity.
@@ -619,6 +739,15 @@ public:
     const char* overlap = std::getenv("EMST_CUDA_OVERLAP");
     this->Overlap = major >= 9 && kernel.binaryVersion >= 90 && kernel.ptxVersion >= 90 &&
       !(overlap && std::string(overlap) == "0");
+    // Sorts of up to SmallSortTiles tiles in one launch (smallSortKernel), where the device
+    // launches cooperative kernels. Knob EMST_CUDA_SMALL_SORT: that many tiles at most (0: the
+    // library's sort always).
+    int cooperative = 0;
+    EMST_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+    const char* smallSort = std::getenv("EMST_CUDA_SMALL_SORT");
+    this->SmallSortTiles = !cooperative ? 0
+      : smallSort ? static_cast<std::size_t>(std::strtoull(smallSort, nullptr, 10))
+                  : kSmallSortTiles;
     // Small results (counts, the box, the rounds' counters) come back through mapped host
     // memory that the host polls. Knob EMST_CUDA_READBACK=copy: a copy and a stream
     // synchronisation each instead.
@@ -779,9 +908,11 @@ public:
   }
 
   /// Sorts the pairs (keys[i], values[i]) stably by the keys' bits [beginBit, endBit) (no key
-  /// has a bit set at or above endBit): CUB's radix sort, one pass a byte of that range (the
-  /// library's stable_sort_by_key sorts every bit), between each array and a copy of it; the
-  /// Buffers end up owning the sorted room. Returns the lowest bit sorted, beginBit.
+  /// has a bit set at or above endBit), one pass a byte of that range (the library's
+  /// stable_sort_by_key sorts every bit), between each array and a copy of it; the Buffers end
+  /// up owning the sorted room. Up to SmallSortTiles tiles that the GPU holds at once, in one
+  /// cooperative launch (smallSortKernel); beyond, CUB's radix sort. Returns the lowest bit
+  /// sorted, beginBit.
   template <class K, class V>
   int sortPairsByBits(
     Buffer<K, CudaExec>& keys, Buffer<V, CudaExec>& values, int beginBit, int endBit)
@@ -793,6 +924,27 @@ public:
     }
     Buffer<K, CudaExec> otherKeys(*this, n);
     Buffer<V, CudaExec> otherValues(*this, n);
+    std::size_t const tiles = (n + kSmallSortItems - 1) / kSmallSortItems;
+    if (tiles <= this->SmallSortTiles && endBit > beginBit)
+    {
+      int perMultiprocessor = 0;
+      EMST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perMultiprocessor, smallSortKernel<K, V>, kSmallSortBlock, 0));
+      if (tiles <= static_cast<std::size_t>(perMultiprocessor) * this->Multiprocessors)
+      {
+        Buffer<std::uint32_t, CudaExec> countOfDigit(*this, kSmallSortDigits * tiles);
+        this->launchCooperative("smallSortKernel", smallSortKernel<K, V>,
+          static_cast<unsigned>(tiles), kSmallSortBlock, keys.data(), otherKeys.data(),
+          values.data(), otherValues.data(), static_cast<std::uint32_t>(n), beginBit, endBit,
+          countOfDigit.data());
+        if ((endBit - beginBit + 7) / 8 % 2 == 1)
+        {
+          std::swap(keys, otherKeys);
+          std::swap(values, otherValues);
+        }
+        return beginBit;
+      }
+    }
     cub::DoubleBuffer<K> k(keys.data(), otherKeys.data());
     cub::DoubleBuffer<V> v(values.data(), otherValues.data());
     auto const items = static_cast<std::int64_t>(n);
@@ -1054,16 +1206,36 @@ private:
   void launch(
     const char* what, void (*kernel)(Params...), unsigned blocks, unsigned threads, Args... args)
   {
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    this->launchWith(what, this->Overlap ? &attribute : nullptr, kernel, blocks, threads, args...);
+  }
+
+  /// A cooperative launch (its blocks all resident at once, for grid barriers), after the
+  /// kernel before it in plain stream order.
+  template <class... Params, class... Args>
+  void launchCooperative(
+    const char* what, void (*kernel)(Params...), unsigned blocks, unsigned threads, Args... args)
+  {
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeCooperative;
+    attribute.val.cooperative = 1;
+    this->launchWith(what, &attribute, kernel, blocks, threads, args...);
+  }
+
+  /// The launch, with one attribute or none, checked.
+  template <class... Params, class... Args>
+  void launchWith(const char* what, cudaLaunchAttribute* attribute, void (*kernel)(Params...),
+    unsigned blocks, unsigned threads, Args... args)
+  {
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(blocks);
     config.blockDim = dim3(threads);
     config.dynamicSmemBytes = 0;
     config.stream = this->Stream;
     config.attrs = attribute;
-    config.numAttrs = this->Overlap ? 1 : 0;
+    config.numAttrs = attribute ? 1 : 0;
     EMST_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
     this->checkLaunch(what);
   }
@@ -1159,6 +1331,7 @@ private:
   unsigned long long* TileStatus = nullptr;
   std::size_t TileCapacity = 0;
   std::uint32_t TileEpoch = 0;
+  std::size_t SmallSortTiles = 0; ///< sorts of at most that many tiles: smallSortKernel
   std::size_t Multiprocessors = 128;
   std::size_t Limit = ~std::size_t(0);
   std::size_t Current = 0;
