@@ -34,6 +34,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -1269,27 +1270,28 @@ private:
       return;
     }
     volatile unsigned long long const* const seen = &this->Slot->sequence;
-    for (unsigned spins = 1; *seen != target.number; ++spins)
+    for (std::uint64_t spins = 1; *seen != target.number; ++spins)
     {
-      if (spins % 256 == 0)
+      if (spins % 256 != 0)
       {
-        // Between polls, the stream's state: a fault ends the wait with its error; a stream run
-        // dry without the number would be a bug, not a wait.
-        cudaError_t const status = cudaStreamQuery(this->Stream);
-        if (status == cudaErrorNotReady)
-        {
-          continue;
-        }
-        if (status != cudaSuccess)
-        {
-          throwCudaError(status, "a read-back's kernel", __FILE__, __LINE__);
-        }
-        if (*seen != target.number)
-        {
-          throw Error(ErrorCode::DeviceError,
-            "a result the GPU wrote to host memory did not arrive (read-back " +
-              std::to_string(target.number) + ")");
-        }
+        continue;
+      }
+      // Between polls, the stream's state: a fault ends the wait with its error; a stream run
+      // dry without the number would be a bug, not a wait.
+      cudaError_t const status = cudaStreamQuery(this->Stream);
+      if (status == cudaSuccess && *seen != target.number)
+      {
+        throw Error(ErrorCode::DeviceError,
+          "a result the GPU wrote to host memory did not arrive (read-back " +
+            std::to_string(target.number) + ")");
+      }
+      if (status != cudaSuccess && status != cudaErrorNotReady)
+      {
+        throwCudaError(status, "a read-back's kernel", __FILE__, __LINE__);
+      }
+      if (spins >= (std::uint64_t(1) << 16))
+      {
+        std::this_thread::yield(); // a long wait (a large set's rounds): the core's share back
       }
     }
     std::atomic_thread_fence(std::memory_order_acquire); // the value after its number
