@@ -360,9 +360,6 @@ template <class K, class V>
 __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* keys1, V* values0,
   V* values1, std::uint32_t n, int beginBit, int endBit, std::uint32_t* countOfDigit)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize(); // the kernel before, if it let this one start early
-#endif
   using BlockSort = cub::BlockRadixSort<K, kSmallSortBlock, kSmallSortItemsPerThread, V>;
   using Scan = cub::BlockScan<std::uint32_t, kSmallSortBlock>;
   __shared__ union
@@ -398,13 +395,13 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
     digitCount[d] = 0;
     __syncthreads();
     BlockSort(temp.sort).Sort(key, value, bit, bit + bits);
+    std::uint32_t digit[kSmallSortItemsPerThread];
     for (int j = 0; j < kSmallSortItemsPerThread; ++j)
     {
-      std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
-      if (i < valid)
+      digit[j] = static_cast<std::uint32_t>(key[j] >> bit) & ((1u << bits) - 1);
+      if (threadIdx.x * kSmallSortItemsPerThread + j < valid)
       {
-        std::uint32_t const digit = static_cast<std::uint32_t>(key[j] >> bit) & ((1u << bits) - 1);
-        atomicAdd(&digitCount[digit], 1u);
+        atomicAdd(&digitCount[digit[j]], 1u);
       }
     }
     __syncthreads();
@@ -434,8 +431,7 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
       std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
       if (i < valid)
       {
-        std::uint32_t const digit = static_cast<std::uint32_t>(key[j] >> bit) & ((1u << bits) - 1);
-        std::uint32_t const at = digitBase[digit] + (i - digitStart[digit]);
+        std::uint32_t const at = digitBase[digit[j]] + (i - digitStart[digit[j]]);
         to[at] = key[j];
         toValue[at] = value[j];
       }
