@@ -436,9 +436,10 @@ TEST(CudaExec, ForEachListedDoesNothingOnceOneComponentIsLeft)
 /// against std::sort of the pairs.
 /// sortPairsByBits against std::stable_sort by the sorted bits, for one key and value type:
 /// keys below 2^endBit drawn from few values (long runs of equal sorted bits, whose input order
-/// must stay), values the input positions.
+/// must stay), values the input positions. `sharedTop`: that many top bits of the range are one
+/// pattern in every key (the one-launch sort skips the passes of bytes every key shares).
 template <class K, class V>
-void checkSortPairsByBits(int beginBit, int endBit)
+void checkSortPairsByBits(int beginBit, int endBit, int sharedTop = 0)
 {
   using emst::detail::Buffer;
   cudaStream_t stream = nullptr;
@@ -449,7 +450,7 @@ void checkSortPairsByBits(int beginBit, int endBit)
          std::size_t(262145), std::size_t(600000) })
   {
     SCOPED_TRACE("n = " + std::to_string(n) + ", bits [" + std::to_string(beginBit) + ", " +
-      std::to_string(endBit) + ")");
+      std::to_string(endBit) + "), top bits shared " + std::to_string(sharedTop));
     int const keyBits = static_cast<int>(8 * sizeof(K));
     K const mask = endBit >= keyBits ? ~K(0) : static_cast<K>((K(1) << endBit) - 1);
     std::vector<K> distinct(1 + n / 50);
@@ -468,6 +469,11 @@ void checkSortPairsByBits(int beginBit, int endBit)
                                    : distinct[random() % distinct.size()]) |
         low;
       keys[i] &= mask;
+      if (sharedTop > 0)
+      {
+        K const lowMask = static_cast<K>((K(1) << (endBit - sharedTop)) - 1);
+        keys[i] = (keys[i] & lowMask) | (static_cast<K>(0x5A5A5A5A5A5A5A5Aull) & mask & ~lowMask);
+      }
       values[i] = static_cast<V>(i);
     }
     std::vector<std::size_t> order(n);
@@ -522,6 +528,11 @@ TEST(CudaExec, SortPairsByBitsIsStableInOneLaunchAndInTheLibrarys)
     checkSortPairsByBits<std::uint64_t, std::uint64_t>(0, 61);  // every bit, a short last pass
     checkSortPairsByBits<Index, std::uint64_t>(0, 32);          // values as keys (the lean layout)
     checkSortPairsByBits<Index, std::uint64_t>(4, 20);
+    // Passes every key's byte is the same in: one (the pairs moved an odd number of passes of
+    // an even count), two, and all but the lowest.
+    checkSortPairsByBits<std::uint64_t, Index>(15, 63, 8);
+    checkSortPairsByBits<std::uint64_t, std::uint64_t>(23, 63, 16);
+    checkSortPairsByBits<std::uint64_t, std::uint64_t>(23, 63, 32);
   }
 }
 

@@ -13,7 +13,7 @@
 #include "emst/Emst.h"
 
 #include <cooperative_groups.h>
-#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -338,37 +338,61 @@ constexpr int kSmallSortBlock = 256;
 constexpr int kSmallSortItemsPerThread = 8;
 constexpr int kSmallSortItems = kSmallSortBlock * kSmallSortItemsPerThread;
 constexpr int kSmallSortDigits = 256;
+constexpr int kSmallSortWarpItems = 32 * kSmallSortItemsPerThread;
 /// The most tiles a sort takes in one launch by default (163840 pairs). H200, the sort phase
 /// (the codes' sort and its count) and the output phase, library -> one launch, medians of five
 /// alternating blocks, us: scan_bunny36k (18 tiles) 123 -> 94 and 117 -> 96,
 /// lidar_autzen110k (54) 135 -> 112 and 205 -> 192, geo_cities1000 (67) 132 -> 120 and 208 ->
 /// 205; uniform 2e5 3D (98) 143 -> 144 and 125 -> 137; lidar_lonestar519k (254) 158 -> 295 and
 /// 354 -> 476 (a pass's two grid barriers and each thread's sum over the tiles' counts grow with
-/// the tiles, the library's passes hardly).
+/// the tiles, the library's passes hardly). Each pass ranking its tile (one match a warp and
+/// digit) instead of sorting it (CUB's block sort: two 4-bit ranks and two exchanges of the
+/// pairs), the tiles' counts read a row a tile, and the passes that move nothing skipped (ncu,
+/// lidar_autzen110k): the codes' sort 77 -> 59 us, the lengths' 67 -> 44.
 constexpr std::size_t kSmallSortTiles = 80;
+
+/// The digit of a pass (CUB's rank takes it from this).
+template <class K>
+struct PassDigit
+{
+  int bit;
+  K mask;
+  __device__ __forceinline__ std::uint32_t Digit(K key) const
+  {
+    return static_cast<std::uint32_t>((key >> bit) & mask);
+  }
+};
 
 /// The pairs (keys[0][i], values[0][i]), i < n, sorted stably by the key bits [beginBit, endBit)
 /// in one cooperative launch of one block a tile, a least significant digit radix sort a byte a
-/// pass between the two arrays of each (the result in [passes % 2]). A pass: each block sorts
-/// its tile by the digit (CUB's block sort, stable), publishes its digits' counts, and after a
-/// grid barrier finds where each digit of its tile goes (the counts of every digit and of the
-/// tiles before its own, summed by one thread a digit), scatters, and waits at a second barrier
-/// for the others' scatters. Stable: a tile keeps its order within a digit, the tiles theirs.
+/// pass between the two arrays of each; the result ends in [passes % 2] (passes: the bytes of
+/// the range), as if every pass had moved the pairs. A pass: each block ranks its tile's pairs
+/// by the digit (CUB's rank by warp matches: a pair's place among the tile's pairs of smaller
+/// digits and of its own digit before it, with the tile's start of each digit), publishes its
+/// digits' counts, and after a grid barrier finds where each digit of its tile goes (the counts
+/// of every digit and of the tiles before its own, summed by one thread a digit), scatters its
+/// pairs there from registers, and waits at a second barrier for the others' scatters. A pass
+/// whose digit is one for every pair (a byte that every key shares: the top of the output's
+/// lengths, say) moves nothing and skips the scatter and its barrier (the counts alternate
+/// between two arrays, so that the next pass's counts never overwrite ones still being read);
+/// when the skipped passes leave the pairs in the other array than promised, each block copies
+/// its tile there at the end. Stable: a tile's pairs are loaded warp-striped, the order in which
+/// the rank counts them, and the tiles keep theirs.
 /// Against the library's sort (a histogram, a scan, then one launch and one memset a pass), one
 /// launch: at 10^5 pairs the host's launches were what the library's sort waited on.
 template <class K, class V>
 __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* keys1, V* values0,
   V* values1, std::uint32_t n, int beginBit, int endBit, std::uint32_t* countOfDigit)
 {
-  using BlockSort = cub::BlockRadixSort<K, kSmallSortBlock, kSmallSortItemsPerThread, V>;
+  using Rank = cub::BlockRadixRankMatch<kSmallSortBlock, 8, false>;
   using Scan = cub::BlockScan<std::uint32_t, kSmallSortBlock>;
+  static_assert(Rank::BINS_TRACKED_PER_THREAD == 1, "one digit a thread");
   __shared__ union
   {
-    typename BlockSort::TempStorage sort;
+    typename Rank::TempStorage rank;
     typename Scan::TempStorage scan;
   } temp;
-  __shared__ std::uint32_t digitStart[kSmallSortDigits]; // in the sorted tile
-  __shared__ std::uint32_t digitCount[kSmallSortDigits]; // in the tile
+  __shared__ std::uint32_t digitStart[kSmallSortDigits]; // in the ranked tile
   __shared__ std::uint32_t digitBase[kSmallSortDigits];  // in the output
   cooperative_groups::grid_group const grid = cooperative_groups::this_grid();
   std::uint32_t const tiles = gridDim.x;
@@ -376,73 +400,94 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
   std::uint32_t const first = tile * kSmallSortItems;
   std::uint32_t const valid = n - first < kSmallSortItems ? n - first : kSmallSortItems;
   int const d = static_cast<int>(threadIdx.x); // the digit this thread counts
+  // Warp-striped: item j of lane l of warp w is the tile's pair w * 256 + j * 32 + l.
+  std::uint32_t const lane = threadIdx.x % 32;
+  std::uint32_t const warpFirst = (threadIdx.x / 32) * kSmallSortWarpItems;
   K* from = keys0;
   K* to = keys1;
   V* fromValue = values0;
   V* toValue = values1;
-  for (int bit = beginBit; bit < endBit; bit += 8)
+  int pass = 0;
+  int moved = 0;
+  for (int bit = beginBit; bit < endBit; bit += 8, ++pass)
   {
     int const bits = endBit - bit < 8 ? endBit - bit : 8;
+    PassDigit<K> const digitOf{ bit, static_cast<K>((1u << bits) - 1) };
     K key[kSmallSortItemsPerThread];
     V value[kSmallSortItemsPerThread];
     for (int j = 0; j < kSmallSortItemsPerThread; ++j)
     {
-      std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
-      // Past the end: the largest key, last in its tile's order, so last once sorted.
+      std::uint32_t const i = warpFirst + j * 32 + lane;
+      // Past the end: the largest key, whose digit is the largest and ranks after every pair
+      // of the tile with that digit; not counted, not scattered.
       key[j] = i < valid ? from[first + i] : ~K(0);
       value[j] = i < valid ? fromValue[first + i] : V(0);
     }
-    digitCount[d] = 0;
+    int rank[kSmallSortItemsPerThread];
+    int start[1];
+    Rank(temp.rank).RankKeys(key, rank, digitOf, start);
+    digitStart[d] = static_cast<std::uint32_t>(start[0]);
     __syncthreads();
-    BlockSort(temp.sort).Sort(key, value, bit, bit + bits);
-    std::uint32_t digit[kSmallSortItemsPerThread];
-    for (int j = 0; j < kSmallSortItemsPerThread; ++j)
-    {
-      digit[j] = static_cast<std::uint32_t>(key[j] >> bit) & ((1u << bits) - 1);
-      if (threadIdx.x * kSmallSortItemsPerThread + j < valid)
-      {
-        atomicAdd(&digitCount[digit[j]], 1u);
-      }
-    }
-    __syncthreads();
-    countOfDigit[static_cast<std::size_t>(d) * tiles + tile] = digitCount[d];
+    // The padding ranks last, after the valid pairs of the largest digit, (1 << bits) - 1.
+    std::uint32_t const largest = (1u << bits) - 1;
+    std::uint32_t const own = static_cast<std::uint32_t>(d);
+    std::uint32_t const count = own < largest ? digitStart[d + 1] - digitStart[d]
+      : own == largest                        ? valid - digitStart[d]
+                                              : 0u;
+    std::uint32_t* const counts =
+      countOfDigit + static_cast<std::size_t>(pass % 2) * kSmallSortDigits * tiles;
+    counts[static_cast<std::size_t>(tile) * kSmallSortDigits + d] = count;
     grid.sync();
     // Where digit d of this tile goes: the counts of the smaller digits, then of digit d in the
-    // tiles before this one.
+    // tiles before this one. A tile's counts are one row, so that the block's loads of a tile
+    // are one coalesced request (one thread a digit), several in flight.
     std::uint32_t before = 0;
     std::uint32_t total = 0;
-    const std::uint32_t* const counts = countOfDigit + static_cast<std::size_t>(d) * tiles;
+#pragma unroll 16
     for (std::uint32_t t = 0; t < tiles; ++t)
     {
-      std::uint32_t const c = counts[t];
+      std::uint32_t const c = counts[static_cast<std::size_t>(t) * kSmallSortDigits + d];
       before += t < tile ? c : 0u;
       total += c;
+    }
+    // Every block sees the same totals, so every block skips the same passes.
+    if (__syncthreads_or(total == n))
+    {
+      continue; // one digit holds every pair: the pass moves nothing
     }
     std::uint32_t smaller = 0;
     Scan(temp.scan).ExclusiveSum(total, smaller);
     digitBase[d] = smaller + before;
-    std::uint32_t localStart = 0;
-    __syncthreads(); // the scan's storage is the sort's again below
-    Scan(temp.scan).ExclusiveSum(digitCount[d], localStart);
-    digitStart[d] = localStart;
     __syncthreads();
     for (int j = 0; j < kSmallSortItemsPerThread; ++j)
     {
-      std::uint32_t const i = threadIdx.x * kSmallSortItemsPerThread + j;
-      if (i < valid)
+      if (warpFirst + j * 32 + lane < valid)
       {
-        std::uint32_t const at = digitBase[digit[j]] + (i - digitStart[digit[j]]);
+        std::uint32_t const digit = digitOf.Digit(key[j]);
+        std::uint32_t const at =
+          digitBase[digit] + (static_cast<std::uint32_t>(rank[j]) - digitStart[digit]);
         to[at] = key[j];
         toValue[at] = value[j];
       }
     }
-    grid.sync(); // every scatter done, every count read, before the next pass
+    grid.sync(); // every scatter done before the next pass loads
+    ++moved;
     K* const keysWere = from;
     from = to;
     to = keysWere;
     V* const valuesWere = fromValue;
     fromValue = toValue;
     toValue = valuesWere;
+  }
+  if ((moved - pass) % 2 != 0)
+  {
+    // The pairs are where `moved` passes left them, not where `pass` passes would: each block
+    // moves its own tile (the last pass that moved ended at a barrier).
+    for (std::uint32_t i = threadIdx.x; i < valid; i += kSmallSortBlock)
+    {
+      to[first + i] = from[first + i];
+      toValue[first + i] = fromValue[first + i];
+    }
   }
 }
 
@@ -929,7 +974,7 @@ public:
         &perMultiprocessor, smallSortKernel<K, V>, kSmallSortBlock, 0));
       if (tiles <= static_cast<std::size_t>(perMultiprocessor) * this->Multiprocessors)
       {
-        Buffer<std::uint32_t, CudaExec> countOfDigit(*this, kSmallSortDigits * tiles);
+        Buffer<std::uint32_t, CudaExec> countOfDigit(*this, 2 * kSmallSortDigits * tiles);
         this->launchCooperative("smallSortKernel", smallSortKernel<K, V>,
           static_cast<unsigned>(tiles), kSmallSortBlock, keys.data(), otherKeys.data(),
           values.data(), otherValues.data(), static_cast<std::uint32_t>(n), beginBit, endBit,
