@@ -204,20 +204,6 @@ struct FindRoots
   }
 };
 
-/// Compact: the new dense label of every old component: a root's is in its root entry, any
-/// other's in its root's. The new labels overwrite the hooks (each thread its own entry, after
-/// reading it).
-struct NewLabelOfComponent
-{
-  ComponentArrays comps;
-  EMST_HD void operator()(std::size_t c) const
-  {
-    Index const root = comps.rootOfComp[c];
-    bool const isRoot = comps.hookOfComp[c] == static_cast<Index>(c);
-    comps.newLabelOfComp[c] = isRoot ? root : comps.rootOfComp[root];
-  }
-};
-
 /// FindMin2 of a round after round one (where each component is one point, whose answer is its
 /// minimum edge): the winners cleared, then one pass over the points.
 template <class Exec, class Metric>
@@ -243,14 +229,14 @@ void connect(Exec& exec, const PointArrays& points, const CandidateArrays& candi
     known, components, HookAndEmit{ points, candidates, comps, edges, hooksAreAnswers });
 }
 
-/// Compact: roots and new labels; *componentsAfter (zero on entry) receives the new count.
+/// Compact: roots and their dense labels, from which the next round reads every component's
+/// new label (NewLabels); *componentsAfter (zero on entry) receives the new count.
 template <class Exec>
 void compact(Exec& exec, const ComponentArrays& comps, std::size_t known,
   const std::uint32_t* components, std::uint32_t* componentsAfter)
 {
   auto const range = exec.range("compact");
   exec.forEachComponent(known, components, FindRoots{ comps, componentsAfter });
-  exec.forEachComponent(known, components, NewLabelOfComponent{ comps });
 }
 
 } // namespace detail

@@ -31,7 +31,6 @@ struct ComponentArrays
   /// [k] the winners (FindMin2) until FindRoots overwrites them; then each component's root,
   /// and at a root (a component whose hook is itself) its dense new label instead
   Index* rootOfComp;
-  Index* newLabelOfComp; ///< [k] new label of every component
 
   /// The point of component c whose edge is c's minimum outgoing edge.
   EMST_HD Index winner(Index c) const { return boundOfComp ? rootOfComp[c] : c; }
@@ -40,6 +39,21 @@ struct ComponentArrays
   EMST_HD EMST_FORCEINLINE void reset(std::size_t c) const
   {
     boundOfComp[c] = floatBits(floatInfinity());
+  }
+};
+
+/// The new label of every component of a round once its merge is done (FindRoots), read where
+/// the next round needs it (RelabelPoints, StartFrozenRound) instead of written out by a pass
+/// of its own: a root's label is in its root entry, any other component's in its root's.
+struct NewLabels
+{
+  const Index* hookOfComp; ///< ComponentArrays::hookOfComp: a root's hook is itself
+  const Index* rootOfComp; ///< ComponentArrays::rootOfComp
+
+  EMST_HD EMST_FORCEINLINE Index operator[](Index c) const
+  {
+    Index const root = rootOfComp[c];
+    return hookOfComp[c] == c ? root : rootOfComp[root];
   }
 };
 
@@ -64,12 +78,13 @@ struct ResetComponents
 /// The component arrays of every round, in one arena with a fixed layout. After the first round
 /// every component holds two points or more, so k < h = ceil(m/2) + 1:
 ///   bound 4h | hook 4h | root 4h
-/// (6 bytes a point) and the new labels of a round overwrite its hooks (spent by then). The
-/// first round (k = m, no bounds) hooks every point onto the component of its answer, which is
-/// the answer itself (every label is its point's index): its hooks are the answers' array, and
-/// so are its new labels, which round two reads (RelabelPoints) before its LabelLeaves spends
-/// them (round two's answers start empty, every first-round answer having joined its point's
-/// component); its roots go over bound+hook (8h bytes >= 4m). Between the relabelling and the
+/// (6 bytes a point); the next round reads a round's new labels from its hooks and roots
+/// (NewLabels) before anything overwrites them. The first round (k = m, no bounds) hooks every
+/// point onto the component of its answer, which is the answer itself (every label is its
+/// point's index): its hooks are the answers' array, which round two reads (RelabelPoints)
+/// before its LabelLeaves spends it (round two's answers start empty, every first-round answer
+/// having joined its point's component); its roots go over hook+root (8h bytes >= 4m), clear
+/// of the bounds that round two resets before it relabels. Between the relabelling and the
 /// searcher list, hook+root hold each round's leaf runs (leafRuns) from round two on. The room
 /// is taken after round one's searches (allocate), when the bottom-up walks' arrays are freed.
 template <class Exec>
@@ -86,7 +101,6 @@ public:
   {
     this->First.boundOfComp = nullptr;
     this->First.hookOfComp = answerOfPoint;
-    this->First.newLabelOfComp = answerOfPoint;
   }
 
   /// Takes the room, before round one's connect (round one's FindMin1 does not use it).
@@ -96,9 +110,8 @@ public:
     this->Later.boundOfComp = reinterpret_cast<std::uint32_t*>(this->at(0));
     this->Later.hookOfComp = reinterpret_cast<Index*>(this->at(4));
     this->Later.rootOfComp = reinterpret_cast<Index*>(this->at(8));
-    this->Later.newLabelOfComp = this->Later.hookOfComp;
 
-    this->First.rootOfComp = reinterpret_cast<Index*>(this->at(0));
+    this->First.rootOfComp = reinterpret_cast<Index*>(this->at(4));
   }
 
   /// The arrays of round `round` (1, 2, ...).
@@ -108,8 +121,8 @@ public:
   /// hooks to write: HookAndEmit would write each answer over itself).
   static bool hooksAreAnswers(int round) { return round == 1; }
 
-  /// Whether the answers' array holds the previous round's new labels when round `round`
-  /// starts (round two's: LabelLeaves clears them instead of reading them as answers).
+  /// Whether the answers' array holds the previous round's hooks when round `round` starts
+  /// (round two's: LabelLeaves clears them instead of reading them as answers).
   static bool answersAreLabels(int round) { return round == 2; }
 
   /// Room for a list of up to m points during round `round`'s searches: in round one the tree
@@ -139,9 +152,14 @@ public:
   }
 
   /// The labels the previous round gave its components: none before round one.
-  const Index* previousLabels(int round) const
+  NewLabels previousLabels(int round) const
   {
-    return round == 1 ? nullptr : this->ofRound(round - 1).newLabelOfComp;
+    if (round == 1)
+    {
+      return NewLabels{ nullptr, nullptr };
+    }
+    ComponentArrays const& last = this->ofRound(round - 1);
+    return NewLabels{ last.hookOfComp, last.rootOfComp };
   }
 
   /// Gets the arrays ready for round `round` with at most `known` components (*components on

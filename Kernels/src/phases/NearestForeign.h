@@ -487,9 +487,9 @@ EMST_HD EMST_FORCEINLINE bool answerFromList(const Metric& metric, const PointAr
 /// as the leaf's, which LabelLeaves overwrites with kMixed where another follows.
 struct RelabelPoints
 {
-  PointArrays points;          ///< component labels rewritten
-  Index* labelOfLeaf;          ///< [L] the first point's label
-  const Index* newLabelOfComp; ///< [previous k]
+  PointArrays points;       ///< component labels rewritten
+  Index* labelOfLeaf;       ///< [L] the first point's label
+  NewLabels newLabelOfComp; ///< [previous k]
 
   EMST_HD void operator()(std::size_t index) const
   {
@@ -514,8 +514,8 @@ struct RelabelPoints
 /// are an edge, hence an upper bound for both components (Prokopenko et al. 2022, 3.2); it
 /// matters in round two without neighbour lists, when no answer of round one is still valid,
 /// and across leaves once the leaves hold one component each. In round two the answers' array
-/// holds round one's new labels (ComponentArena): every first-round answer has joined its
-/// point's component, so each is cleared unread.
+/// holds round one's hooks (ComponentArena): every first-round answer has joined its point's
+/// component, so each is cleared unread.
 template <class Metric>
 struct LabelLeaves
 {
@@ -1000,7 +1000,7 @@ struct FrozenLabels
 struct StartFrozenRound
 {
   Index* componentOfLabel;     ///< [*labels]
-  const Index* newLabelOfComp; ///< [previous k]
+  NewLabels newLabelOfComp;    ///< [previous k]
   const std::uint32_t* labels; ///< [1] FrozenLabels::labels
   bool first;                  ///< the round right after the freeze
   const PointRecord* recordOfPoint;
