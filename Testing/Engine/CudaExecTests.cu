@@ -513,8 +513,9 @@ TEST(CudaExec, SortPairsByBitsIsStableInOneLaunchAndInTheLibrarys)
   {
     GTEST_SKIP() << "no usable CUDA device";
   }
-  // Default: one launch up to kSmallSortTiles tiles (80: 163840 pairs), the library's sort
-  // beyond; then the one launch wherever the GPU holds the tiles, and the library's always.
+  // Default: one launch up to kSmallSortTiles tiles (128: 262144 pairs, the sizes below), the
+  // library's sort beyond; then the one launch wherever the GPU holds the tiles, and the library's
+  // always.
   for (const char* tiles : { "", "100000", "0" })
   {
     SCOPED_TRACE(std::string("EMST_CUDA_SMALL_SORT=") + tiles);

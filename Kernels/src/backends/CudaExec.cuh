@@ -339,7 +339,7 @@ constexpr int kSmallSortItemsPerThread = 8;
 constexpr int kSmallSortItems = kSmallSortBlock * kSmallSortItemsPerThread;
 constexpr int kSmallSortDigits = 256;
 constexpr int kSmallSortWarpItems = 32 * kSmallSortItemsPerThread;
-/// The most tiles a sort takes in one launch by default (163840 pairs). H200, the sort phase
+/// The most tiles a sort takes in one launch by default (262144 pairs). H200, the sort phase
 /// (the codes' sort and its count) and the output phase, library -> one launch, medians of five
 /// alternating blocks, us: scan_bunny36k (18 tiles) 123 -> 94 and 117 -> 96,
 /// lidar_autzen110k (54) 135 -> 112 and 205 -> 192, geo_cities1000 (67) 132 -> 120 and 208 ->
@@ -348,8 +348,11 @@ constexpr int kSmallSortWarpItems = 32 * kSmallSortItemsPerThread;
 /// the tiles, the library's passes hardly). Each pass ranking its tile (one match a warp and
 /// digit) instead of sorting it (CUB's block sort: two 4-bit ranks and two exchanges of the
 /// pairs), the tiles' counts read a row a tile, and the passes that move nothing skipped (ncu,
-/// lidar_autzen110k): the codes' sort 77 -> 59 us, the lengths' 67 -> 44.
-constexpr std::size_t kSmallSortTiles = 80;
+/// lidar_autzen110k): the codes' sort 77 -> 59 us, the lengths' 67 -> 44. With that kernel,
+/// 80 -> 300 tiles at most, whole runs, medians of four alternating blocks, ms: uniform 2e5 3D
+/// (98 tiles) 1.302 -> 1.213, uniform 3e5 3D (147) 1.43 -> 1.41, lidar_lonestar519k (254)
+/// 2.035 -> 2.068: the crossing lies between 147 and 254 tiles.
+constexpr std::size_t kSmallSortTiles = 128;
 
 /// The digit of a pass (CUB's rank takes it from this).
 template <class K>
