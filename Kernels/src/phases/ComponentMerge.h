@@ -41,13 +41,16 @@ EMST_HD EMST_FORCEINLINE std::uint64_t answerPair(
 
 /// FindMin2 after the searches, which left each component's bound at the least float at least
 /// the key of its minimum edge (ComponentArrays::boundOfComp): over the points whose answer's
-/// float bound is that one, the component's winner becomes the one whose answer comes first
-/// under (key, index pair), which names the component's minimum edge under the total order. A
-/// compare-and-swap minimum whose order is read through the points (their answers and input
-/// indices do not change in this pass); two points of one component never share a pair (the
-/// pair's end in the component would be both). Mostly one point of a component has that float
-/// bound, and it takes the empty slot without computing any key; the exact keys are computed
-/// only to order two answers whose keys round to one float.
+/// float bound is that one (the contenders), the component's winner becomes the one whose
+/// answer comes first under (key, index pair), which names the component's minimum edge under
+/// the total order. A compare-and-swap minimum whose order is read through the points (their
+/// answers, bounds and labels do not change in this pass); two points of one component never
+/// share a pair (the pair's end in the component would be both). The winner slots are not
+/// cleared first: they hold whatever the round left there (its list, its leaf runs), and a
+/// value that does not name a contender of the slot's component counts as empty; one that does
+/// is a contender, which takes part anyway, so the minimum is the same. Mostly one point of a
+/// component has that float bound, and it takes the slot without computing any key; the exact
+/// keys are computed only to order two answers whose keys round to one float.
 template <class Metric>
 struct ComponentMinimumEdge
 {
@@ -55,7 +58,15 @@ struct ComponentMinimumEdge
   PointArrays points;
   CandidateArrays candidates;
   const std::uint32_t* boundOfComp; ///< [k]
-  Index* winnerOfComp;              ///< [k] ComponentArrays::rootOfComp, kNone on entry
+  Index* winnerOfComp;              ///< [k] ComponentArrays::rootOfComp, any values on entry
+
+  /// Whether point p contends for component c's minimum edge: p is a point of c with an answer
+  /// whose float bound is c's.
+  EMST_HD EMST_FORCEINLINE bool contends(Index p, Index c) const
+  {
+    return p < points.count && candidates.candidateOfPoint[p] != kNone &&
+      points.componentOf(p) == c && floatBits(candidates.boundOfPoint[p]) == boundOfComp[c];
+  }
 
   /// Whether p's answer comes before seen's under (exact key, index pair); `key` keeps p's key
   /// once computed (negative before).
@@ -84,7 +95,8 @@ struct ComponentMinimumEdge
     }
     double key = -1.0; // keys are >= 0: computed when first needed
     Index seen = loadShared(&winnerOfComp[c]);
-    while (seen == kNone || this->before(p, key, seen))
+    // A slot left holding p itself (a list entry, say) is p's already.
+    while (seen != p && (!this->contends(seen, c) || this->before(p, key, seen)))
     {
       Index const was = atomicCasU32(&winnerOfComp[c], seen, p);
       if (was == seen)
@@ -94,13 +106,6 @@ struct ComponentMinimumEdge
       seen = was;
     }
   }
-};
-
-/// Clears the winners for FindMin2 (their array held the searcher list until then).
-struct ClearWinners
-{
-  Index* winnerOfComp; ///< [k]
-  EMST_HD void operator()(std::size_t c) const { winnerOfComp[c] = kNone; }
 };
 
 /// Connect: every component hooks onto the component at the other end of its minimum edge.
@@ -205,13 +210,12 @@ struct FindRoots
 };
 
 /// FindMin2 of a round after round one (where each component is one point, whose answer is its
-/// minimum edge): the winners cleared, then one pass over the points.
+/// minimum edge): one pass over the points.
 template <class Exec, class Metric>
 void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentArrays& comps,
   std::size_t known, const std::uint32_t* components)
 {
   auto const range = exec.range("FindMin2");
-  exec.forEachComponent(known, components, ClearWinners{ comps.rootOfComp });
   exec.forEachUnlessDone(search.points.count, components,
     ComponentMinimumEdge<Metric>{
       search.metric, search.points, search.candidates, comps.boundOfComp, comps.rootOfComp });

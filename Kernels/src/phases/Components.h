@@ -28,8 +28,9 @@ struct ComponentArrays
   /// key's, every other value it took is at least the key of some edge leaving c)
   std::uint32_t* boundOfComp;
   Index* hookOfComp; ///< [k]
-  /// [k] the winners (FindMin2) until FindRoots overwrites them; then each component's root,
-  /// and at a root (a component whose hook is itself) its dense new label instead
+  /// [k] the winners (FindMin2, over what the round left there) until FindRoots overwrites
+  /// them; then each component's root, and at a root (a component whose hook is itself) its
+  /// dense new label instead
   Index* rootOfComp;
 
   /// The point of component c whose edge is c's minimum outgoing edge.
@@ -128,9 +129,9 @@ public:
   /// Room for a list of up to m points during round `round`'s searches: in round one the tree
   /// edges' (the arena's room is taken after its searches; its connect writes the first edges
   /// after them); from round two the hook and root arrays (8h bytes >= 4m + 8), which hold
-  /// nothing then: the previous round's labels (from round three on, in the hooks) are read
-  /// before the searches, and this round writes the two after them (FindMin2 first clears the
-  /// winners, in the roots).
+  /// nothing then: the previous round's labels (in the hooks and roots) are read before the
+  /// searches, and this round writes the two after them (FindMin2 its winners over the roots,
+  /// whatever they hold: ComponentMinimumEdge).
   Index* searchList(int round) const
   {
     return round == 1 ? this->FirstList : this->Later.hookOfComp;
