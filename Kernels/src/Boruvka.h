@@ -60,6 +60,14 @@ struct RoundCounters
   std::uint32_t* searchers(int round) const { return this->counters + kSearchers + round; }
 };
 
+/// The counters' start, one pass: every count 0 but the components before round one, m.
+struct StartCounters
+{
+  std::uint32_t* counters; ///< [RoundCounters::kCount]
+  std::uint32_t m;
+  EMST_HD void operator()(std::size_t i) const { counters[i] = i == 1 ? m : 0u; }
+};
+
 template <class Exec, int Dim>
 class Boruvka
 {
@@ -358,8 +366,8 @@ private:
     bool const keepsNext = Dim == 3 && listLength == 0 && !this->X.savesMemory();
     SearchState<Exec> const state(this->X, m, cells.leaves, listLength, keepsNext);
     Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
-    this->X.fill(counters.data(), RoundCounters::kCount, 0u);
-    this->X.fill(counters.data() + 1, 1, static_cast<std::uint32_t>(m));
+    this->X.forEach(
+      RoundCounters::kCount, StartCounters{ counters.data(), static_cast<std::uint32_t>(m) });
     ComponentArena<Exec> arena(this->X, m, state.candidates().candidateOfPoint, edgePoints.data());
 
     Base base;

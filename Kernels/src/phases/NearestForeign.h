@@ -938,6 +938,23 @@ struct FindNearestForeignOfList
   EMST_HD void operator()(std::size_t index) const { find(list[index]); }
 };
 
+/// The answers' start, one pass: no answer (kNone), bound 0, next bound 0 (where kept).
+struct StartAnswers
+{
+  Index* candidateOfPoint; ///< [m]
+  float* boundOfPoint;     ///< [m]
+  float* nextOfPoint;      ///< [m] or null
+  EMST_HD void operator()(std::size_t p) const
+  {
+    candidateOfPoint[p] = kNone;
+    boundOfPoint[p] = 0.0f;
+    if (nextOfPoint)
+    {
+      nextOfPoint[p] = 0.0f;
+    }
+  }
+};
+
 /// The arrays that FindMin1 keeps across the rounds, owned.
 template <class Exec>
 struct SearchState
@@ -951,12 +968,9 @@ struct SearchState
     , nextOfPoint(exec, keepsNext ? m : 0)
     , neighbours(listLength)
   {
-    if (keepsNext)
-    {
-      exec.fill(this->nextOfPoint.data(), m, 0.0f);
-    }
-    exec.fill(this->candidateOfPoint.data(), m, kNone);
-    exec.fill(this->boundOfPoint.data(), m, 0.0f);
+    exec.forEach(m,
+      StartAnswers{ this->candidateOfPoint.data(), this->boundOfPoint.data(),
+        keepsNext ? this->nextOfPoint.data() : nullptr });
   }
   CandidateArrays candidates() const
   {
