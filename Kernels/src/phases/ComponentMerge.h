@@ -95,8 +95,7 @@ struct ComponentMinimumEdge
     }
     double key = -1.0; // keys are >= 0: computed when first needed
     Index seen = loadShared(&winnerOfComp[c]);
-    // A slot left holding p itself (a list entry, say) is p's already.
-    while (seen != p && (!this->contends(seen, c) || this->before(p, key, seen)))
+    while (!this->contends(seen, c) || this->before(p, key, seen))
     {
       Index const was = atomicCasU32(&winnerOfComp[c], seen, p);
       if (was == seen)

@@ -124,7 +124,7 @@ public:
 
   /// Whether the answers' array holds the previous round's hooks when round `round` starts
   /// (round two's: LabelLeaves clears them instead of reading them as answers).
-  static bool answersAreLabels(int round) { return round == 2; }
+  static bool answersAreHooks(int round) { return round == 2; }
 
   /// Room for a list of up to m points during round `round`'s searches: in round one the tree
   /// edges' (the arena's room is taken after its searches; its connect writes the first edges

@@ -525,16 +525,16 @@ struct LabelLeaves
   CandidateArrays candidates;
   Tolerance tolerance;
   Metric metric;
-  bool answersAreLabels; ///< ComponentArena::answersAreLabels(round)
+  bool answersAreHooks; ///< ComponentArena::answersAreHooks(round)
 
   EMST_HD void operator()(std::size_t index) const
   {
     Index const k = static_cast<Index>(index);
     PointRecord const r = points.recordOfPoint[k];
     Index const comp = points.component(r.comp);
-    Index const candidate = answersAreLabels ? kNone : candidates.candidateOfPoint[k];
+    Index const candidate = answersAreHooks ? kNone : candidates.candidateOfPoint[k];
     bool foreign = candidate != kNone && points.componentOf(candidate) != comp;
-    if (!foreign && (candidate != kNone || answersAreLabels))
+    if (!foreign && (candidate != kNone || answersAreHooks))
     {
       candidates.candidateOfPoint[k] = kNone; // joined: no longer an answer (needsSearch)
       if (candidates.nextOfPoint)
@@ -1062,7 +1062,7 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
   }
   exec.forEachUnlessDone(m, components,
     LabelLeaves<Metric>{ search.points, labels.labelOfLeaf, search.boundOfComp, search.candidates,
-      search.tolerance, search.metric, ComponentArena<Exec>::answersAreLabels(round) });
+      search.tolerance, search.metric, ComponentArena<Exec>::answersAreHooks(round) });
   if (leaves > 1)
   {
     exec.runningMaximum(leaves, components, LabelRunStart{ labels }, labels.runOfLeaf);
