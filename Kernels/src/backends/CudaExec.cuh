@@ -411,7 +411,7 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
   V* fromValue = values0;
   V* toValue = values1;
   int pass = 0;
-  int moved = 0;
+  int skipped = 0;
   for (int bit = beginBit; bit < endBit; bit += 8, ++pass)
   {
     int const bits = endBit - bit < 8 ? endBit - bit : 8;
@@ -456,7 +456,8 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
     // Every block sees the same totals, so every block skips the same passes.
     if (__syncthreads_or(total == n))
     {
-      continue; // one digit holds every pair: the pass moves nothing
+      ++skipped; // one digit holds every pair: the pass moves nothing
+      continue;
     }
     std::uint32_t smaller = 0;
     Scan(temp.scan).ExclusiveSum(total, smaller);
@@ -474,7 +475,6 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
       }
     }
     grid.sync(); // every scatter done before the next pass loads
-    ++moved;
     K* const keysWere = from;
     from = to;
     to = keysWere;
@@ -482,10 +482,10 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
     fromValue = toValue;
     toValue = valuesWere;
   }
-  if ((moved - pass) % 2 != 0)
+  if (skipped % 2 != 0)
   {
-    // The pairs are where `moved` passes left them, not where `pass` passes would: each block
-    // moves its own tile (the last pass that moved ended at a barrier).
+    // The pairs are one array off where every pass moving them would have left them: each
+    // block moves its own tile (the last pass that moved ended at a barrier).
     for (std::uint32_t i = threadIdx.x; i < valid; i += kSmallSortBlock)
     {
       to[first + i] = from[first + i];
