@@ -146,6 +146,8 @@ private:
     this->progress(0.0, "bounding box");
     FramedPoints<Exec, Dim> framed =
       frameInput(this->X, input, n, this->Opts.box, this->GivenScale);
+    this->progress(0.05, "sort");
+    sortByCode(this->X, input, framed, this->Opts.box, this->GivenScale);
     std::size_t const v = framed.finitePoints;
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;
@@ -181,8 +183,6 @@ private:
       this->finished();
       return;
     }
-    this->progress(0.05, "sort");
-    sortByCode(this->X, input, framed);
 
     // The metric of the run (phases/Metric.h), over the input points: one instantiation of the
     // rest of the run per metric.

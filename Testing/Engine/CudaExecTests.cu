@@ -279,6 +279,84 @@ TEST(CudaExec, CountAndTransformReduceMatchSerialLoops)
   cudaFree(dValue);
 }
 
+/// A value queued with transformReduceLater comes back whole however many reads are waited for
+/// before its fetch (their values in the slot's other half), and is in device memory for the
+/// kernels queued after it; with mapped slots and with copies.
+void checkLaterReadBacks()
+{
+  std::size_t const n = 100000;
+  std::vector<std::uint32_t> value(n);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    value[i] = static_cast<std::uint32_t>((i * 2654435761u) % 1000003u) + 5u;
+  }
+  std::uint32_t* const dValue = deviceCopy(value);
+  Extremes* dExtremes = nullptr;
+  ASSERT_EQ(cudaMalloc(&dExtremes, sizeof(Extremes)), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  {
+    CudaExec exec(stream);
+    Extremes const none{ 0xFFFFFFFFu, 0u, 0u };
+    for (std::size_t const used : { std::size_t(0), std::size_t(1), std::size_t(777), n })
+    {
+      for (int between : { 0, 1, 3 })
+      {
+        SCOPED_TRACE("n = " + std::to_string(used) + ", reads between " + std::to_string(between));
+        Extremes expected = none;
+        for (std::size_t i = 0; i < used; ++i)
+        {
+          expected.least = std::min(expected.least, value[i]);
+          expected.largest = std::max(expected.largest, value[i]);
+          expected.sum += value[i];
+        }
+        auto const later =
+          exec.transformReduceLater(used, ExtremesOf{ dValue }, none, ExtremesUnion{}, dExtremes);
+        for (int k = 0; k < between; ++k)
+        {
+          EXPECT_EQ(exec.count(n, IsMultiple{ dValue, 1u }), n); // a read waited for
+        }
+        Extremes const got = exec.fetch(later);
+        EXPECT_EQ(got.least, expected.least);
+        EXPECT_EQ(got.largest, expected.largest);
+        EXPECT_EQ(got.sum, expected.sum);
+        Extremes onDevice{};
+        ASSERT_EQ(
+          cudaMemcpy(&onDevice, dExtremes, sizeof(Extremes), cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(onDevice.sum, expected.sum);
+        EXPECT_EQ(onDevice.least, expected.least);
+      }
+    }
+    // One at a time: a second before the first's fetch is refused.
+    auto const first = exec.transformReduceLater(
+      n, ExtremesOf{ dValue }, none, ExtremesUnion{}, static_cast<Extremes*>(nullptr));
+    EXPECT_THROW(exec.transformReduceLater(
+                   n, ExtremesOf{ dValue }, none, ExtremesUnion{}, static_cast<Extremes*>(nullptr)),
+      emst::Error);
+    EXPECT_EQ(exec.fetch(first).least, *std::min_element(value.begin(), value.end()));
+  }
+  cudaStreamDestroy(stream);
+  cudaFree(dExtremes);
+  cudaFree(dValue);
+}
+
+TEST(CudaExec, ReadBacksFetchedLaterArriveWholeAfterOtherReads)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  {
+    SCOPED_TRACE("mapped slots");
+    checkLaterReadBacks();
+  }
+  {
+    SCOPED_TRACE("copies (EMST_CUDA_READBACK=copy)");
+    emsttest::ScopedEnv const copy("EMST_CUDA_READBACK", "copy");
+    checkLaterReadBacks();
+  }
+}
+
 /// Reads of n words through copyToHostUntimed on each of `execs` execs alive at once (more than
 /// one chunk of read-back slots), the words rewritten on the device between reads so that a
 /// stale read shows; n from one word to past a slot's size (a copy then).
@@ -434,6 +512,17 @@ TEST(CudaExec, ForEachListedDoesNothingOnceOneComponentIsLeft)
 /// (keys in clusters that share them, runs short and long, exact ties; values increasing or
 /// not), in both layouts (the lean one sorts the list again when most pairs are in long runs),
 /// against std::sort of the pairs.
+/// sortPairs's second count in the tests: keys equal to a neighbour's (the set-up's shared codes).
+struct KeyOfANeighbour
+{
+  const std::uint64_t* keys;
+  std::size_t count;
+  __device__ bool operator()(std::size_t s) const
+  {
+    return (s > 0 && keys[s] == keys[s - 1]) || (s + 1 < count && keys[s] == keys[s + 1]);
+  }
+};
+
 /// sortPairsByBits against std::stable_sort by the sorted bits, for one key and value type:
 /// keys below 2^endBit drawn from few values (long runs of equal sorted bits, whose input order
 /// must stay), values the input positions. `sharedTop`: that many top bits of the range are one
@@ -571,7 +660,15 @@ TEST(CudaExec, PairSortOrdersTheRunsItsRadixSortLeaves)
             ASSERT_EQ(cudaMemcpyAsync(dValues.data(), c.values.data(), n * sizeof(Index),
                         cudaMemcpyHostToDevice, stream),
               cudaSuccess);
-            emst::detail::sortPairs(exec, dKeys, dValues, keyBits, 40);
+            std::size_t const counted =
+              emst::detail::sortPairs<KeyOfANeighbour>(exec, dKeys, dValues, keyBits, 40);
+            std::size_t equal = 0;
+            for (std::size_t i = 0; i < n; ++i)
+            {
+              equal += (i > 0 && expected[i].first == expected[i - 1].first) ||
+                (i + 1 < n && expected[i].first == expected[i + 1].first);
+            }
+            EXPECT_EQ(counted, equal) << "the second count, over the sorted keys";
             ASSERT_EQ(cudaMemcpyAsync(keys.data(), dKeys.data(), n * sizeof(std::uint64_t),
                         cudaMemcpyDeviceToHost, stream),
               cudaSuccess);

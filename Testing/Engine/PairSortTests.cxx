@@ -44,6 +44,18 @@ public:
   }
 };
 
+/// A second count for sortPairs, over the sorted keys: keys equal to a neighbour's (the set-up
+/// counts shared codes so).
+struct EqualsANeighbour
+{
+  const std::uint64_t* keys;
+  std::size_t count;
+  bool operator()(std::size_t s) const
+  {
+    return (s > 0 && keys[s] == keys[s - 1]) || (s + 1 < count && keys[s] == keys[s + 1]);
+  }
+};
+
 template <class Exec>
 void expectSortedAsPairs(Exec& exec, const PairSortCase& c, int keyBits)
 {
@@ -53,13 +65,18 @@ void expectSortedAsPairs(Exec& exec, const PairSortCase& c, int keyBits)
   Buffer<Index, Exec> values(exec, n);
   std::copy(c.keys.begin(), c.keys.end(), keys.data());
   std::copy(c.values.begin(), c.values.end(), values.data());
-  emst::detail::sortPairs(exec, keys, values, keyBits, 40);
+  std::size_t const counted =
+    emst::detail::sortPairs<EqualsANeighbour>(exec, keys, values, keyBits, 40);
   std::size_t wrong = 0;
+  std::size_t equal = 0;
   for (std::size_t i = 0; i < n; ++i)
   {
     wrong += keys.data()[i] != expected[i].first || values.data()[i] != expected[i].second;
+    equal += (i > 0 && expected[i].first == expected[i - 1].first) ||
+      (i + 1 < n && expected[i].first == expected[i + 1].first);
   }
   EXPECT_EQ(wrong, 0u) << n << " pairs, " << keyBits << " key bits";
+  EXPECT_EQ(counted, equal) << "the second count, over the sorted keys";
 }
 
 TEST(PairSort, RunsOfEveryLengthLikeTheGpu)

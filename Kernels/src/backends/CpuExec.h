@@ -138,6 +138,29 @@ public:
       thrust::counting_iterator<std::size_t>(n), f, init, op);
   }
 
+  /// transformReduce's value, computed at once (a GPU queues it and fetches it later), also
+  /// into `alsoOnDevice` (unless null), where the next steps read it.
+  template <class T>
+  struct Later
+  {
+    T value;
+  };
+  template <class T, class F, class Op>
+  Later<T> transformReduceLater(std::size_t n, const F& f, T init, const Op& op, T* alsoOnDevice)
+  {
+    Later<T> later{ this->transformReduce(n, f, init, op) };
+    if (alsoOnDevice)
+    {
+      *alsoOnDevice = later.value;
+    }
+    return later;
+  }
+  template <class T>
+  T fetch(const Later<T>& later) const
+  {
+    return later.value;
+  }
+
   /// How many i < n have pred(i).
   template <class Pred>
   std::size_t count(std::size_t n, const Pred& pred)

@@ -262,12 +262,13 @@ struct ReadBackTarget
   }
 };
 
-/// op(init, f(0), ..., f(n-1)) into result's value in one launch (Exec::transformReduce): every
+/// op(init, f(0), ..., f(n-1)) into result's value (and alsoOnDevice, unless null) in one launch
+/// (Exec::transformReduce, Exec::transformReduceLater): every
 /// block reduces its share into partial[block]; the block that finishes last (a ticket, zero on
 /// entry) reduces the partials. op is associative and commutative.
 template <class T, class F, class Op>
 __global__ void __launch_bounds__(kBlock) transformReduceKernel(std::size_t n, F f, T init, Op op,
-  T* partial, unsigned long long* ticket, ReadBackTarget<T> result)
+  T* partial, unsigned long long* ticket, ReadBackTarget<T> result, T* alsoOnDevice)
 {
   followPreviousKernel();
   using Reduce = cub::BlockReduce<T, kBlock>;
@@ -301,6 +302,10 @@ __global__ void __launch_bounds__(kBlock) transformReduceKernel(std::size_t n, F
   T const total = Reduce(temp).Reduce(value, op);
   if (threadIdx.x == 0)
   {
+    if (alsoOnDevice)
+    {
+      *alsoOnDevice = total; // for the kernels queued after this one
+    }
     *result.value = total;
     result.publish();
   }
@@ -668,7 +673,10 @@ struct FillValue
 struct ReadBackSlot
 {
   static constexpr std::size_t kWords = 128; ///< 32-bit words of value: 512 bytes
-  unsigned long long sequence;               ///< the last read-back's number, written last
+  /// The first half holds the read-back waited for at once, the second the one value fetched
+  /// later (CudaExec::transformReduceLater), which the reads queued after it must not overwrite.
+  static constexpr std::size_t kLaterWord = kWords / 2;
+  unsigned long long sequence; ///< the last read-back's number, written last (numbers increase)
   std::uint32_t words[kWords];
 };
 
@@ -720,6 +728,13 @@ private:
   }
   std::mutex Mutex;
   std::vector<ReadBackSlot*> Free;
+};
+
+/// A value that CudaExec::transformReduceLater queued, for CudaExec::fetch.
+template <class T>
+struct CudaLater
+{
+  ReadBackTarget<T> target{ nullptr, nullptr, 0 };
 };
 
 class CudaExec
@@ -809,14 +824,16 @@ public:
         this->Slot = nullptr;
       }
       this->ReadBacks = this->Slot ? this->Slot->sequence : 0;
+      this->Awaited = this->ReadBacks;
     }
   }
   ~CudaExec()
   {
-    if (this->ReadBackPending)
+    if (this->ReadBacks > this->Awaited)
     {
       cudaStreamSynchronize(this->Stream); // no kernel may write the slot once it is given back
     }
+    this->deallocate(this->LaterScratch, this->LaterBytes);
     ReadBackSlots::give(this->Slot);
     this->deallocate(this->ListCounters, kListCounters * sizeof(unsigned long long));
     this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
@@ -912,11 +929,50 @@ public:
     T* const scratch = static_cast<T*>(this->allocate(bytes)); // [partials..., result]
     ReadBackTarget<T> const target = this->readBackTarget(scratch + blocks);
     this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
-      init, op, scratch, this->listCounter(), target);
+      init, op, scratch, this->listCounter(), target, static_cast<T*>(nullptr));
     T result = init;
     this->readBack(target, &result, 1);
     this->deallocate(scratch, bytes);
     return result;
+  }
+
+  template <class T>
+  using Later = CudaLater<T>;
+
+  /// transformReduce's value queued now and fetched later (fetch), without a wait of its own
+  /// when a read waited for in between (a count) covers it: the GPU wrote it first (stream
+  /// order). The kernels queued after it read it from `alsoOnDevice` (unless null). One at a
+  /// time.
+  template <class T, class F, class Op>
+  Later<T> transformReduceLater(std::size_t n, const F& f, T init, const Op& op, T* alsoOnDevice)
+  {
+    if (this->LaterScratch)
+    {
+      throw Error(ErrorCode::Internal, "a later read-back was queued before the last was fetched");
+    }
+    std::size_t const wanted = (n + kBlock - 1) / kBlock;
+    unsigned const blocks = static_cast<unsigned>(
+      std::max<std::size_t>(1, std::min<std::size_t>(wanted, this->Multiprocessors * 8)));
+    std::size_t const bytes = (blocks + 1) * sizeof(T);
+    T* const scratch = static_cast<T*>(this->allocate(bytes)); // [partials..., result]
+    this->LaterScratch = scratch;
+    this->LaterBytes = bytes;
+    Later<T> later{ this->readBackTarget(scratch + blocks, true) };
+    this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
+      init, op, scratch, this->listCounter(), later.target, alsoOnDevice);
+    return later;
+  }
+
+  /// The value of a transformReduceLater.
+  template <class T>
+  T fetch(const Later<T>& later)
+  {
+    T value{};
+    this->readBack(later.target, &value, 1);
+    this->deallocate(this->LaterScratch, this->LaterBytes);
+    this->LaterScratch = nullptr;
+    this->LaterBytes = 0;
+    return value;
   }
 
   /// How many i < n have pred(i), on the host (transformReduce's one launch and read back).
@@ -1100,7 +1156,7 @@ public:
   void copyToHostUntimed(T* dst, const T* src, std::size_t n)
   {
     std::size_t const bytes = n * sizeof(T);
-    if (this->Slot && sizeof(T) % 4 == 0 && bytes <= sizeof(this->Slot->words))
+    if (this->Slot && sizeof(T) % 4 == 0 && bytes <= ReadBackSlot::kLaterWord * 4)
     {
       ReadBackTarget<std::uint32_t> const target = this->readBackTarget<std::uint32_t>(nullptr);
       this->launch("publishWordsKernel", publishWordsKernel<std::uint32_t>, 1, kBlock,
@@ -1285,19 +1341,19 @@ private:
     this->checkLaunch(what);
   }
 
-  /// Where the next read-back's kernel leaves its value: the slot, under the next number; with
-  /// no slot, `onDevice`.
+  /// Where the next read-back's kernel leaves its value: the slot (its later half for a value
+  /// fetched later), under the next number; with no slot, `onDevice`.
   template <class T>
-  ReadBackTarget<T> readBackTarget(T* onDevice)
+  ReadBackTarget<T> readBackTarget(T* onDevice, bool later = false)
   {
-    static_assert(sizeof(T) <= sizeof(ReadBackSlot::words) && alignof(T) <= 8,
-      "a read-back holds 512 bytes, 8-byte aligned");
+    static_assert(sizeof(T) <= ReadBackSlot::kLaterWord * 4 && alignof(T) <= 8,
+      "a read-back holds 256 bytes, 8-byte aligned");
     if (!this->Slot)
     {
       return ReadBackTarget<T>{ onDevice, nullptr, 0 };
     }
-    this->ReadBackPending = true;
-    return ReadBackTarget<T>{ reinterpret_cast<T*>(this->DeviceSlot->words),
+    return ReadBackTarget<T>{ reinterpret_cast<T*>(
+                                this->DeviceSlot->words + (later ? ReadBackSlot::kLaterWord : 0)),
       &this->DeviceSlot->sequence, ++this->ReadBacks };
   }
 
@@ -1314,7 +1370,7 @@ private:
       return;
     }
     volatile unsigned long long const* const seen = &this->Slot->sequence;
-    for (std::uint64_t spins = 1; *seen != target.number; ++spins)
+    for (std::uint64_t spins = 1; *seen < target.number; ++spins)
     {
       if (spins % 256 != 0)
       {
@@ -1323,7 +1379,7 @@ private:
       // Between polls, the stream's state: a fault ends the wait with its error; a stream run
       // dry without the number would be a bug, not a wait.
       cudaError_t const status = cudaStreamQuery(this->Stream);
-      if (status == cudaSuccess && *seen != target.number)
+      if (status == cudaSuccess && *seen < target.number)
       {
         throw Error(ErrorCode::DeviceError,
           "a result the GPU wrote to host memory did not arrive (read-back " +
@@ -1339,8 +1395,10 @@ private:
       }
     }
     std::atomic_thread_fence(std::memory_order_acquire); // the value after its number
-    this->ReadBackPending = false;
-    std::memcpy(dst, this->Slot->words, n * sizeof(U));
+    this->Awaited = std::max(this->Awaited, target.number);
+    std::size_t const offset = static_cast<std::size_t>(
+      reinterpret_cast<const std::uint32_t*>(target.value) - this->DeviceSlot->words);
+    std::memcpy(dst, this->Slot->words + offset, n * sizeof(U));
   }
 
   void checkLaunch(const char* what)
@@ -1392,7 +1450,9 @@ private:
   ReadBackSlot* Slot = nullptr;       ///< this exec's read-back slot (host), or null: copies
   ReadBackSlot* DeviceSlot = nullptr; ///< the same slot as kernels address it
   unsigned long long ReadBacks = 0;   ///< the last read-back's number
-  bool ReadBackPending = false;       ///< a read-back queued and not yet awaited
+  unsigned long long Awaited = 0;     ///< the largest number waited for (the later ones pending)
+  void* LaterScratch = nullptr;       ///< transformReduceLater's room until its fetch
+  std::size_t LaterBytes = 0;
 };
 
 } // namespace detail

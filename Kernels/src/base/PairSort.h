@@ -15,8 +15,11 @@
 #include "base/Buffer.h"
 #include "base/Index.h"
 
+#include <thrust/functional.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace emst
 {
@@ -162,6 +165,27 @@ struct ScatterRuns
   }
 };
 
+/// sortPairs's second count, over the sorted keys: none.
+struct CountsNothing
+{
+  const std::uint64_t* keys;
+  std::size_t count;
+  EMST_HD bool operator()(std::size_t) const { return false; }
+};
+
+/// The long runs' count in the high word, the caller's in the low one (both below 2^32: n
+/// is), in one pass and one read back.
+template <class Also>
+struct LongRunsAndAlso
+{
+  InLongRun longRun;
+  Also also;
+  EMST_HD unsigned long long operator()(std::size_t s) const
+  {
+    return (longRun(s) ? 1ull << 32 : 0ull) + (also(s) ? 1ull : 0ull);
+  }
+};
+
 /// Sorts the pairs (keys[i], values[i]) into (key, value) order, each key below 2^keyBits: a
 /// stable sort by key when the values increase on entry. The radix sort orders the top
 /// `radixBits` of those bits (Exec::sortPairsByBits, whose result may be in other room: the
@@ -170,38 +194,53 @@ struct ScatterRuns
 /// first (Exec::savesMemory) and most pairs are in long runs, the whole list is sorted again, by
 /// value and then stably by every key bit, which takes less room than the runs gathered (the
 /// sorts' second copy against a slot, a gathered pair and the merge sort's copy of it).
-template <class Exec, class V>
-void sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, Exec>& values, int keyBits,
-  int radixBits)
+/// Returns how many sorted pairs s have Also{ keys, n }(s) (0 for CountsNothing), counted in the
+/// same pass as the long runs when there are none (the set-up's duplicates: one wait less).
+template <class Also = CountsNothing, class Exec, class V>
+std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, Exec>& values,
+  int keyBits, int radixBits)
 {
   std::size_t const n = keys.size();
   if (n < 2)
   {
-    return;
+    return 0;
   }
   SortedBits const bits{ exec.sortPairsByBits(
     keys, values, keyBits > radixBits ? keyBits - radixBits : 0, keyBits) };
   exec.forEach(n, SortShortRuns<V>{ keys.data(), values.data(), n, bits });
   // Counted apart: one atomic a warp where most pairs are in long runs (the output of cosmo
   // 1e7 2D) took 0.35 ms more than a count of its own (H100).
-  std::size_t const tied = exec.count(n, InLongRun{ keys.data(), n, bits });
+  unsigned long long const counts = exec.transformReduce(n,
+    LongRunsAndAlso<Also>{ InLongRun{ keys.data(), n, bits }, Also{ keys.data(), n } }, 0ull,
+    thrust::plus<unsigned long long>{});
+  std::size_t const tied = static_cast<std::size_t>(counts >> 32);
   if (tied == 0)
   {
-    return;
+    return static_cast<std::size_t>(counts & 0xFFFFFFFFull);
   }
   if (exec.savesMemory() &&
     (sizeof(Index) + 2 * sizeof(KeyedValue<V>)) * tied > (sizeof(std::uint64_t) + sizeof(V)) * n)
   {
     exec.sortPairsByBits(values, keys, 0, static_cast<int>(8 * sizeof(V)));
     exec.sortPairsByBits(keys, values, 0, keyBits);
-    return;
   }
-  Buffer<Index, Exec> slotOfTied(exec, tied);
-  exec.selectIndices(n, slotOfTied.data(), InLongRun{ keys.data(), n, bits });
-  Buffer<KeyedValue<V>, Exec> run(exec, tied);
-  exec.forEach(tied, GatherRuns<V>{ slotOfTied.data(), keys.data(), values.data(), run.data() });
-  thrust::sort(exec.policy(), run.data(), run.end(), KeyedValueLess{});
-  exec.forEach(tied, ScatterRuns<V>{ slotOfTied.data(), run.data(), keys.data(), values.data() });
+  else
+  {
+    Buffer<Index, Exec> slotOfTied(exec, tied);
+    exec.selectIndices(n, slotOfTied.data(), InLongRun{ keys.data(), n, bits });
+    Buffer<KeyedValue<V>, Exec> run(exec, tied);
+    exec.forEach(tied, GatherRuns<V>{ slotOfTied.data(), keys.data(), values.data(), run.data() });
+    thrust::sort(exec.policy(), run.data(), run.end(), KeyedValueLess{});
+    exec.forEach(tied, ScatterRuns<V>{ slotOfTied.data(), run.data(), keys.data(), values.data() });
+  }
+  if constexpr (std::is_same_v<Also, CountsNothing>)
+  {
+    return 0;
+  }
+  else
+  {
+    return exec.count(n, Also{ keys.data(), n }); // the runs reordered: counted again
+  }
 }
 
 } // namespace detail

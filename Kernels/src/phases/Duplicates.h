@@ -23,17 +23,6 @@ namespace emst
 namespace detail
 {
 
-/// 1 where the sorted code equals a neighbour's: only there can identical points hide.
-struct SharesCode
-{
-  const std::uint64_t* code; ///< [v], sorted
-  std::size_t count;
-  EMST_HD bool operator()(std::size_t s) const
-  {
-    return (s > 0 && code[s] == code[s - 1]) || (s + 1 < count && code[s] == code[s + 1]);
-  }
-};
-
 /// Sort key that groups identical points inside a run of equal codes, smallest index first.
 struct DuplicateKey
 {
@@ -195,7 +184,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
   Buffer<Index, Exec>& pointOfSorted = framed.pointOfSorted;
   std::size_t const v = codeOfSorted.size();
   DistinctPoints<Exec> distinct(exec);
-  std::size_t const sharing = exec.count(v, SharesCode{ codeOfSorted.data(), v });
+  std::size_t const sharing = framed.sharedCodes; // counted with the sort
   std::size_t copies = 0;
   if (sharing > 0)
   {

@@ -267,6 +267,137 @@ struct ComputeCodes
   }
 };
 
+/// The scale of the exact key for a box whose largest extent is `extent` (finite, >= 0): the
+/// power of two that brings it into [2^62, 2^63), capped for extents below 2^-900 (double input
+/// only), whose scale would overflow; 1 for a single position (and for an extent that is not
+/// finite, which the host turns into an error).
+EMST_HD inline double frameScale(double extent)
+{
+  if (!(extent > 0.0) || !(extent - extent == 0.0))
+  {
+    return 1.0;
+  }
+  int const exponent = kFrameExponent - ilogb(extent);
+  return ldexp(1.0, exponent < 960 ? exponent : 960);
+}
+
+/// What the box of the finite points gives (frameOfBox): the frame and its lattice, and what
+/// makes the input invalid.
+template <int Dim>
+struct BoxFrame
+{
+  Frame frame;
+  Quantizer<Dim> quantizer;
+  float scaledExtent;     ///< the frame's largest extent (a period or a box extent), frame units
+  float periodInFrame[3]; ///< float(L * scale) per periodic axis, else +inf
+  bool offsetsOverflow;   ///< the offsets from a periodic origin overflow double
+  bool extentOverflows;   ///< the largest extent overflows double
+  bool anyOutside;        ///< the box reaches outside the periodic box (most boxes do not)
+};
+
+/// The frame of the box of the finite points (at least two; Frame.h's header has the scaling):
+/// on a periodic axis the periodic box [origin, origin + L) (Options::box, validated), elsewhere
+/// the points' extent. `givenScale` > 0 replaces the box's own scale (a distributed run keys
+/// every rank's points with the scale of the global box, see distributed/DistributedEmst.cxx):
+/// it must be at most the box's own, so that the scaled extent stays below 2^63. One function
+/// on the host and in the kernels that code the points before the host has the box, so both
+/// hold the same bits.
+template <int Dim>
+EMST_HD BoxFrame<Dim> frameOfBox(
+  const BoundingBox& box, const PeriodicBox& periodicBox, double givenScale)
+{
+  BoxFrame<Dim> f{};
+  f.frame = Frame{ { box.lo[0], box.lo[1], box.lo[2] }, 1.0, { 0.0, 0.0, 0.0 } };
+  double extent = 0.0;
+  for (int a = 0; a < Dim; ++a)
+  {
+    double const period = periodicBox.size[a];
+    if (period > 0.0)
+    {
+      f.frame.lo[a] = periodicBox.origin[a];
+      f.frame.period[a] = period;
+      double const low = dsub(box.lo[a], f.frame.lo[a]);
+      double const high = dsub(box.hi[a], f.frame.lo[a]);
+      f.offsetsOverflow = f.offsetsOverflow || !(low - low == 0.0) || !(high - high == 0.0);
+    }
+    double const axis = period > 0.0 ? period : dsub(box.hi[a], box.lo[a]);
+    extent = extent < axis ? axis : extent;
+  }
+  f.extentOverflows = !(extent - extent == 0.0);
+  f.frame.scale = givenScale > 0.0 ? givenScale : frameScale(extent);
+  float scaledExtent = 0.0f;
+  for (int a = 0; a < Dim; ++a)
+  {
+    // Frame coordinates on a periodic axis are float(w * scale) with 0 <= w < L, so they lie in
+    // [0, float(L * scale)] (rounding is monotone): the period in frame units bounds them.
+    float const axisExtent = f.frame.period[a] > 0.0
+      ? static_cast<float>(dmul(f.frame.period[a], f.frame.scale))
+      : static_cast<float>(dmul(dsub(box.hi[a], box.lo[a]), f.frame.scale));
+    f.periodInFrame[a] = f.frame.period[a] > 0.0 ? axisExtent : floatInfinity();
+    scaledExtent = scaledExtent < axisExtent ? axisExtent : scaledExtent;
+  }
+  for (int a = Dim; a < 3; ++a)
+  {
+    f.periodInFrame[a] = floatInfinity();
+  }
+  for (int a = 0; a < Dim; ++a)
+  {
+    f.anyOutside = f.anyOutside ||
+      (f.frame.period[a] > 0.0 &&
+        (box.lo[a] < f.frame.lo[a] || dsub(box.hi[a], f.frame.lo[a]) >= f.frame.period[a]));
+  }
+  if (givenScale > 0.0 && extent > 0.0)
+  {
+    // A rank's box may be so small against the global one that its scaled extent underflows:
+    // the float frame then only prunes (the exact keys decide), with the Tolerance's floor.
+    scaledExtent = scaledExtent < 0x1p-60f ? 0x1p-60f : scaledExtent;
+  }
+  f.scaledExtent = scaledExtent;
+  f.quantizer = Quantizer<Dim>{ scaledExtent > 0.0f
+      ? static_cast<float>(
+          static_cast<double>(1u << MortonTraits<Dim>::kBitsPerAxis) / scaledExtent)
+      : 0.0f };
+  return f;
+}
+
+/// Every input point's Morton code in the frame of the box found on the device (`box`, which
+/// the host has not read yet), 0 for a non-finite point; pointOfPoint[i] = i. The host sorts
+/// these while the box comes back: one wait for both.
+template <class T, int Dim>
+struct CodesOfAll
+{
+  InputPoints<T, Dim> input;
+  const BoundingBox* box; ///< [1], the finite points' box
+  PeriodicBox periodicBox;
+  double givenScale;
+  Index* pointOfPoint;        ///< [n]
+  std::uint64_t* codeOfPoint; ///< [n]
+  EMST_HD void operator()(std::size_t i) const
+  {
+    pointOfPoint[i] = static_cast<Index>(i);
+    std::uint64_t code = 0;
+    if (input.isFinite(i))
+    {
+      BoxFrame<Dim> const f = frameOfBox<Dim>(*box, periodicBox, givenScale);
+      float c[3];
+      input.shifted(i, f.frame, c);
+      code = f.quantizer.code(c);
+    }
+    codeOfPoint[i] = code;
+  }
+};
+
+/// 1 where the sorted code equals a neighbour's: only there can identical points hide.
+struct SharesCode
+{
+  const std::uint64_t* code; ///< [v], sorted
+  std::size_t count;
+  EMST_HD bool operator()(std::size_t s) const
+  {
+    return (s > 0 && code[s] == code[s - 1]) || (s + 1 < count && code[s] == code[s + 1]);
+  }
+};
+
 /// What the frame phase hands on: the frame, and the finite points in Morton order.
 template <class Exec, int Dim>
 struct FramedPoints
@@ -274,10 +405,12 @@ struct FramedPoints
   explicit FramedPoints(Exec& exec)
     : pointOfSorted(exec, 0)
     , codeOfSorted(exec, 0)
+    , boxOnDevice(exec, 0)
   {
   }
 
   std::size_t finitePoints = 0;  ///< v
+  std::size_t sharedCodes = 0;   ///< sorted points whose code a neighbour shares (SharesCode)
   std::size_t wrappedPoints = 0; ///< finite points outside the periodic box
   Frame frame{};
   Quantizer<Dim> quantizer{};
@@ -285,6 +418,9 @@ struct FramedPoints
   float periodInFrame[3] = { 0.0f, 0.0f, 0.0f }; ///< float(L * scale) per periodic axis, else +inf
   Buffer<Index, Exec> pointOfSorted;             ///< [v] input index of each finite point
   Buffer<std::uint64_t, Exec> codeOfSorted;      ///< [v] its Morton code (sorted by sortByCode)
+  /// Between frameInput and sortByCode: the box, queued, and where the codes' kernel reads it.
+  Buffer<BoundingBox, Exec> boxOnDevice;
+  typename Exec::template Later<BoundingBox> box{};
 
   /// The frame's Tolerance; needs two distinct points or a periodic axis (scaledExtent > 0).
   Tolerance tolerance() const
@@ -297,104 +433,21 @@ struct FramedPoints
   }
 };
 
-/// The scale of the exact key for a box whose largest extent is `extent` (finite, >= 0): the
-/// power of two that brings it into [2^62, 2^63), capped for extents below 2^-900 (double input
-/// only), whose scale would overflow; 1 for a single position.
-inline double frameScale(double extent)
-{
-  return extent > 0.0 ? std::ldexp(1.0, std::min(kFrameExponent - std::ilogb(extent), 960)) : 1.0;
-}
-
-/// The box of the finite points (and how many there are), then, with two or more, their input
-/// indices and the frame and lattice of the box: on a periodic axis the periodic box
-/// [origin, origin + L) (Options::box, validated), elsewhere the points' extent. Throws
-/// InvalidInput when an extent, or a point's offset from a periodic origin, overflows double.
-/// `givenScale` > 0 replaces the box's own scale (a distributed run keys every rank's points with
-/// the scale of the global box, see distributed/DistributedEmst.cxx): it must be at most the
-/// box's own, so that the scaled extent stays below 2^63.
+/// The frame phase's start: the box of the finite points queued (fetched by sortByCode), and
+/// every point's code in its frame, which sortByCode sorts before the host has the box.
 template <class Exec, class T, int Dim>
 FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input, std::size_t n,
   const PeriodicBox& periodicBox, double givenScale = 0.0)
 {
-  auto policy = exec.policy();
   FramedPoints<Exec, Dim> framed(exec);
-  BoundingBox const box =
-    exec.transformReduce(n, BoxOfPoint<T, Dim>{ input }, BoundingBox{}, BoxUnion{});
-  std::size_t const v = static_cast<std::size_t>(box.count);
-  framed.finitePoints = v;
-  if (v < 2)
-  {
-    return framed;
-  }
-  framed.pointOfSorted = Buffer<Index, Exec>(exec, v);
-  if (v == n)
-  {
-    thrust::sequence(policy, framed.pointOfSorted.data(), framed.pointOfSorted.end());
-  }
-  else
-  {
-    exec.selectIndices(n, framed.pointOfSorted.data(), IsFinitePoint<T, Dim>{ input });
-  }
-  Frame frame{ { box.lo[0], box.lo[1], box.lo[2] }, 1.0, { 0.0, 0.0, 0.0 } };
-  double extent = 0.0;
-  for (int a = 0; a < Dim; ++a)
-  {
-    double const period = periodicBox.size[a];
-    if (period > 0.0)
-    {
-      frame.lo[a] = periodicBox.origin[a];
-      frame.period[a] = period;
-      if (!std::isfinite(box.lo[a] - frame.lo[a]) || !std::isfinite(box.hi[a] - frame.lo[a]))
-      {
-        throw Error(ErrorCode::InvalidInput,
-          "the coordinates' offsets from the periodic box's origin overflow double precision");
-      }
-    }
-    extent = std::max(extent, period > 0.0 ? period : box.hi[a] - box.lo[a]);
-  }
-  if (!std::isfinite(extent))
-  {
-    throw Error(ErrorCode::InvalidInput, "the coordinate range overflows double precision");
-  }
-  frame.scale = givenScale > 0.0 ? givenScale : frameScale(extent);
-  float scaledExtent = 0.0f;
-  for (int a = 0; a < Dim; ++a)
-  {
-    // Frame coordinates on a periodic axis are float(w * scale) with 0 <= w < L, so they lie in
-    // [0, float(L * scale)] (rounding is monotone): the period in frame units bounds them.
-    float const axisExtent = frame.period[a] > 0.0
-      ? static_cast<float>(frame.period[a] * frame.scale)
-      : static_cast<float>((box.hi[a] - box.lo[a]) * frame.scale);
-    framed.periodInFrame[a] = frame.period[a] > 0.0 ? axisExtent : floatInfinity();
-    scaledExtent = std::max(scaledExtent, axisExtent);
-  }
-  for (int a = Dim; a < 3; ++a)
-  {
-    framed.periodInFrame[a] = floatInfinity();
-  }
-  bool anyOutside = false; // from the bounding box: most boxes hold all their points
-  for (int a = 0; a < Dim; ++a)
-  {
-    anyOutside = anyOutside ||
-      (frame.period[a] > 0.0 &&
-        (box.lo[a] < frame.lo[a] || dsub(box.hi[a], frame.lo[a]) >= frame.period[a]));
-  }
-  if (anyOutside)
-  {
-    framed.wrappedPoints = exec.count(n, OutsideBox<T, Dim>{ input, frame });
-  }
-  if (givenScale > 0.0 && extent > 0.0)
-  {
-    // A rank's box may be so small against the global one that its scaled extent underflows:
-    // the float frame then only prunes (the exact keys decide), with the Tolerance's floor.
-    scaledExtent = std::max(scaledExtent, 0x1p-60f);
-  }
-  framed.frame = frame;
-  framed.scaledExtent = scaledExtent;
-  framed.quantizer = Quantizer<Dim>{ scaledExtent > 0.0f
-      ? static_cast<float>(
-          static_cast<double>(1u << MortonTraits<Dim>::kBitsPerAxis) / scaledExtent)
-      : 0.0f };
+  framed.boxOnDevice = Buffer<BoundingBox, Exec>(exec, 1);
+  framed.box = exec.transformReduceLater(
+    n, BoxOfPoint<T, Dim>{ input }, BoundingBox{}, BoxUnion{}, framed.boxOnDevice.data());
+  framed.pointOfSorted = Buffer<Index, Exec>(exec, n);
+  framed.codeOfSorted = Buffer<std::uint64_t, Exec>(exec, n);
+  exec.forEach(n,
+    CodesOfAll<T, Dim>{ input, framed.boxOnDevice.data(), periodicBox, givenScale,
+      framed.pointOfSorted.data(), framed.codeOfSorted.data() });
   return framed;
 }
 
@@ -405,18 +458,61 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
 /// longer than kShortRun there (with 48 bits none, and 0.7% in shorter runs).
 constexpr int kCodeRadixBits = 48;
 
-/// The Morton codes of the finite points, and the points sorted by them.
+/// The frame phase's end: the points sorted by code (code, input index: within equal codes
+/// the input indices stay increasing), the box fetched (the sort's read-back brought it) and
+/// the frame set; with non-finite points (rare), the finite ones coded and sorted again. Throws
+/// InvalidInput when an extent, or a point's offset from a periodic origin, overflows double.
+/// With fewer than two finite points, nothing is sorted (finitePoints says how many).
 template <class Exec, class T, int Dim>
-void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec, Dim>& framed)
+void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec, Dim>& framed,
+  const PeriodicBox& periodicBox, double givenScale = 0.0)
 {
-  std::size_t const v = framed.finitePoints;
-  framed.codeOfSorted = Buffer<std::uint64_t, Exec>(exec, v);
-  exec.forEach(v,
-    ComputeCodes<T, Dim>{ input, framed.pointOfSorted.data(), framed.codeOfSorted.data(),
-      framed.frame, framed.quantizer });
-  // (code, input index) order: within equal codes the input indices stay increasing.
-  sortPairs(
+  std::size_t const n = framed.pointOfSorted.size();
+  framed.sharedCodes = sortPairs<SharesCode>(
     exec, framed.codeOfSorted, framed.pointOfSorted, MortonCell<Dim>::kCodeBits, kCodeRadixBits);
+  BoundingBox const box = exec.fetch(framed.box);
+  framed.boxOnDevice.reset();
+  std::size_t const v = static_cast<std::size_t>(box.count);
+  framed.finitePoints = v;
+  if (v < 2)
+  {
+    framed.pointOfSorted.reset();
+    framed.codeOfSorted.reset();
+    framed.sharedCodes = 0;
+    return;
+  }
+  BoxFrame<Dim> const f = frameOfBox<Dim>(box, periodicBox, givenScale);
+  if (f.offsetsOverflow)
+  {
+    throw Error(ErrorCode::InvalidInput,
+      "the coordinates' offsets from the periodic box's origin overflow double precision");
+  }
+  if (f.extentOverflows)
+  {
+    throw Error(ErrorCode::InvalidInput, "the coordinate range overflows double precision");
+  }
+  framed.frame = f.frame;
+  framed.quantizer = f.quantizer;
+  framed.scaledExtent = f.scaledExtent;
+  for (int a = 0; a < 3; ++a)
+  {
+    framed.periodInFrame[a] = f.periodInFrame[a];
+  }
+  if (f.anyOutside)
+  {
+    framed.wrappedPoints = exec.count(n, OutsideBox<T, Dim>{ input, f.frame });
+  }
+  if (v < n)
+  {
+    framed.pointOfSorted = Buffer<Index, Exec>(exec, v);
+    framed.codeOfSorted = Buffer<std::uint64_t, Exec>(exec, v);
+    exec.selectIndices(n, framed.pointOfSorted.data(), IsFinitePoint<T, Dim>{ input });
+    exec.forEach(v,
+      ComputeCodes<T, Dim>{ input, framed.pointOfSorted.data(), framed.codeOfSorted.data(),
+        framed.frame, framed.quantizer });
+    framed.sharedCodes = sortPairs<SharesCode>(
+      exec, framed.codeOfSorted, framed.pointOfSorted, MortonCell<Dim>::kCodeBits, kCodeRadixBits);
+  }
 }
 
 } // namespace detail
