@@ -71,6 +71,21 @@ struct InLongRun
   }
 };
 
+/// InLongRun of every pair, as bytes (the gathered sort's select reads a byte a pair instead of
+/// walking the run: CUB's select calls its predicate for one item after the other in a thread).
+struct MarkLongRuns
+{
+  InLongRun longRun;
+  std::uint8_t* inLongRun; ///< [count]
+  EMST_HD void operator()(std::size_t s) const { inLongRun[s] = longRun(s) ? 1 : 0; }
+};
+
+struct IsMarked
+{
+  const std::uint8_t* mark;
+  EMST_HD bool operator()(std::size_t s) const { return mark[s] != 0; }
+};
+
 /// After the radix sort: the thread at the start of a run of two to kShortRun keys equal in the
 /// sorted bits puts the run in (key, value) order (an insertion sort, stable: a run already in
 /// order, such as copies of one key with increasing values, stays as it is).
@@ -227,7 +242,11 @@ std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, E
   else
   {
     Buffer<Index, Exec> slotOfTied(exec, tied);
-    exec.selectIndices(n, slotOfTied.data(), InLongRun{ keys.data(), n, bits });
+    {
+      Buffer<std::uint8_t, Exec> inLongRun(exec, n);
+      exec.forEach(n, MarkLongRuns{ InLongRun{ keys.data(), n, bits }, inLongRun.data() });
+      exec.selectIndices(n, slotOfTied.data(), IsMarked{ inLongRun.data() });
+    }
     Buffer<KeyedValue<V>, Exec> run(exec, tied);
     exec.forEach(tied, GatherRuns<V>{ slotOfTied.data(), keys.data(), values.data(), run.data() });
     thrust::sort(exec.policy(), run.data(), run.end(), KeyedValueLess{});
