@@ -23,8 +23,26 @@ using emst::detail::BlockMaxima;
 using emst::detail::commonBits;
 using emst::detail::LeafLevel;
 using emst::detail::MortonCell;
+using emst::detail::NearLeafLevel;
 
-/// The engine's two passes, run serially.
+/// The engine's one pass (small capacities), run serially.
+template <int Dim>
+std::vector<int> nearLevels(const std::vector<std::uint64_t>& codes, std::size_t c, int split)
+{
+  std::size_t const m = codes.size();
+  std::vector<std::uint8_t> level(m, 0);
+  if (m > c)
+  {
+    NearLeafLevel<Dim> const leaf{ codes.data(), level.data(), m, c, split };
+    for (std::size_t k = 0; k < m; ++k)
+    {
+      leaf(k);
+    }
+  }
+  return std::vector<int>(level.begin(), level.end());
+}
+
+/// The engine's two passes (any capacity), run serially.
 template <int Dim>
 std::vector<int> engineLevels(const std::vector<std::uint64_t>& codes, std::size_t c, int split)
 {
@@ -110,12 +128,15 @@ void checkLevels(unsigned seed)
   for (std::size_t m : { std::size_t(1), std::size_t(2), std::size_t(17), std::size_t(200) })
   {
     std::vector<std::uint64_t> const codes = codesOf<Dim>(m, seed + static_cast<unsigned>(m));
-    for (std::size_t c : { std::size_t(2), std::size_t(3), std::size_t(16), std::size_t(32) })
+    for (std::size_t c : { std::size_t(2), std::size_t(3), std::size_t(8), std::size_t(16),
+           std::size_t(24), std::size_t(32), std::size_t(40) })
     {
       for (int split : { 1, Dim })
       {
         SCOPED_TRACE(testing::Message() << "m=" << m << " C=" << c << " split=" << split);
-        EXPECT_EQ(engineLevels<Dim>(codes, c, split), definedLevels<Dim>(codes, c, split));
+        std::vector<int> const defined = definedLevels<Dim>(codes, c, split);
+        EXPECT_EQ(engineLevels<Dim>(codes, c, split), defined) << "two passes";
+        EXPECT_EQ(nearLevels<Dim>(codes, c, split), defined) << "one pass";
       }
     }
   }

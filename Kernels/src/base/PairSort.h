@@ -86,9 +86,28 @@ struct IsMarked
   EMST_HD bool operator()(std::size_t s) const { return mark[s] != 0; }
 };
 
+/// One comparator of SortShortRuns' network: (key, value) order.
+template <class V>
+EMST_HD EMST_FORCEINLINE void orderTwo(
+  std::uint64_t& keyA, V& valueA, std::uint64_t& keyB, V& valueB)
+{
+  if (keyA > keyB || (keyA == keyB && valueA > valueB))
+  {
+    std::uint64_t const key = keyA;
+    keyA = keyB;
+    keyB = key;
+    V const value = valueA;
+    valueA = valueB;
+    valueB = value;
+  }
+}
+
 /// After the radix sort: the thread at the start of a run of two to kShortRun keys equal in the
-/// sorted bits puts the run in (key, value) order (an insertion sort, stable: a run already in
-/// order, such as copies of one key with increasing values, stays as it is).
+/// sorted bits puts the run in (key, value) order. The run's keys and the one after it are
+/// loaded at once (independent loads: a walk along the run waited for each in turn) and its
+/// pairs sorted in registers by a network of 19 comparators (Knuth's for eight), the places
+/// past the run holding a key above every key (keys are below 2^63). Equal pairs are
+/// indistinguishable, so any correct order is the order.
 template <class V>
 struct SortShortRuns
 {
@@ -98,38 +117,74 @@ struct SortShortRuns
   SortedBits bits;
   EMST_HD void operator()(std::size_t s) const
   {
+    static_assert(kShortRun == 8, "the network below sorts eight pairs");
     std::uint64_t const first = keys[s];
     if ((s > 0 && bits.same(keys[s - 1], first)) || s + 1 >= count ||
-      !bits.same(keys[s + 1], first) || InLongRun{ keys, count, bits }(s))
+      !bits.same(keys[s + 1], first))
     {
-      return; // not the first of a run of two or more, or the run is a long one
+      return; // not the first of a run of two or more
     }
-    std::size_t end = s + 2;
-    while (end < count && bits.same(keys[end], first))
-    {
-      ++end; // at most kShortRun in all (InLongRun)
-    }
-    int const size = static_cast<int>(end - s);
+    constexpr std::uint64_t kAbove = ~std::uint64_t(0);
     std::uint64_t key[kShortRun];
     V value[kShortRun];
-    for (int k = 0; k < size; ++k)
+    key[0] = first;
+    int size = 1;
+    bool open = true;
+#pragma unroll
+    for (int i = 1; i <= kShortRun; ++i)
     {
-      std::uint64_t const nextKey = keys[s + k];
-      V const nextValue = values[s + k];
-      int j = k;
-      for (; j > 0 && (key[j - 1] > nextKey || (key[j - 1] == nextKey && value[j - 1] > nextValue));
-           --j)
+      std::uint64_t const next = s + i < count ? keys[s + i] : kAbove;
+      open = open && bits.same(next, first);
+      size += open ? 1 : 0;
+      if (i < kShortRun)
       {
-        key[j] = key[j - 1];
-        value[j] = value[j - 1];
+        key[i] = next;
       }
-      key[j] = nextKey;
-      value[j] = nextValue;
     }
-    for (int k = 0; k < size; ++k)
+    if (size > kShortRun)
     {
-      keys[s + k] = key[k];
-      values[s + k] = value[k];
+      return; // a long run: gathered and sorted with the others (InLongRun)
+    }
+#pragma unroll
+    for (int i = 0; i < kShortRun; ++i)
+    {
+      if (i < size)
+      {
+        value[i] = values[s + i];
+      }
+      else
+      {
+        key[i] = kAbove;
+        value[i] = static_cast<V>(~V(0));
+      }
+    }
+    orderTwo(key[0], value[0], key[2], value[2]);
+    orderTwo(key[1], value[1], key[3], value[3]);
+    orderTwo(key[4], value[4], key[6], value[6]);
+    orderTwo(key[5], value[5], key[7], value[7]);
+    orderTwo(key[0], value[0], key[4], value[4]);
+    orderTwo(key[1], value[1], key[5], value[5]);
+    orderTwo(key[2], value[2], key[6], value[6]);
+    orderTwo(key[3], value[3], key[7], value[7]);
+    orderTwo(key[0], value[0], key[1], value[1]);
+    orderTwo(key[2], value[2], key[3], value[3]);
+    orderTwo(key[4], value[4], key[5], value[5]);
+    orderTwo(key[6], value[6], key[7], value[7]);
+    orderTwo(key[2], value[2], key[4], value[4]);
+    orderTwo(key[3], value[3], key[5], value[5]);
+    orderTwo(key[1], value[1], key[4], value[4]);
+    orderTwo(key[3], value[3], key[6], value[6]);
+    orderTwo(key[1], value[1], key[2], value[2]);
+    orderTwo(key[3], value[3], key[4], value[4]);
+    orderTwo(key[5], value[5], key[6], value[6]);
+#pragma unroll
+    for (int i = 0; i < kShortRun; ++i)
+    {
+      if (i < size)
+      {
+        keys[s + i] = key[i];
+        values[s + i] = value[i];
+      }
     }
   }
 };
@@ -201,8 +256,9 @@ struct LongRunsAndAlso
   }
 };
 
-/// Sorts the pairs (keys[i], values[i]) into (key, value) order, each key below 2^keyBits: a
-/// stable sort by key when the values increase on entry. The radix sort orders the top
+/// Sorts the pairs (keys[i], values[i]) into (key, value) order, each key below 2^keyBits
+/// (keyBits <= 63: SortShortRuns pads with a key above them all): a stable sort by key when the
+/// values increase on entry. The radix sort orders the top
 /// `radixBits` of those bits (Exec::sortPairsByBits, whose result may be in other room: the
 /// Buffers are swapped; a backend may sort more bits, the CPU sorts them all), the runs of keys
 /// equal in the bits it sorted are ordered as above. Where memory comes

@@ -274,7 +274,12 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
     Buffer<std::uint8_t, Exec> levelOfPoint(exec, m);
     LeafLayout const layout = leafLayout(exec.leafLayout(Dim));
     std::size_t const c = static_cast<std::size_t>(layout.capacity);
-    if (m > c)
+    if (m > c && c <= kNearWindows)
+    {
+      exec.forEach(m,
+        NearLeafLevel<Dim>{ codeOfPoint, levelOfPoint.data(), m, c, layout.splitsInTwo ? 1 : Dim });
+    }
+    else if (m > c)
     {
       std::size_t const windows = m - c;
       Buffer<std::uint8_t, Exec> fromStart(exec, windows);
