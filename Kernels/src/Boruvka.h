@@ -147,7 +147,7 @@ private:
     FramedPoints<Exec, Dim> framed =
       frameInput(this->X, input, n, this->Opts.box, this->GivenScale);
     this->progress(0.05, "sort");
-    sortByCode(this->X, input, framed, this->Opts.box, this->GivenScale);
+    sortByCode(this->X, input, framed);
     std::size_t const v = framed.finitePoints;
     stats.validPoints = v;
     stats.nonFinitePoints = n - v;

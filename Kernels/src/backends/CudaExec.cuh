@@ -922,14 +922,10 @@ public:
     {
       return init;
     }
-    std::size_t const wanted = (n + kBlock - 1) / kBlock;
-    unsigned const blocks =
-      static_cast<unsigned>(std::min<std::size_t>(wanted, this->Multiprocessors * 8));
-    std::size_t const bytes = (blocks + 1) * sizeof(T);
-    T* const scratch = static_cast<T*>(this->allocate(bytes)); // [partials..., result]
-    ReadBackTarget<T> const target = this->readBackTarget(scratch + blocks);
-    this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
-      init, op, scratch, this->listCounter(), target, static_cast<T*>(nullptr));
+    void* scratch = nullptr;
+    std::size_t bytes = 0;
+    ReadBackTarget<T> const target =
+      this->queueReduce(n, f, init, op, false, static_cast<T*>(nullptr), scratch, bytes);
     T result = init;
     this->readBack(target, &result, 1);
     this->deallocate(scratch, bytes);
@@ -950,17 +946,8 @@ public:
     {
       throw Error(ErrorCode::Internal, "a later read-back was queued before the last was fetched");
     }
-    std::size_t const wanted = (n + kBlock - 1) / kBlock;
-    unsigned const blocks = static_cast<unsigned>(
-      std::max<std::size_t>(1, std::min<std::size_t>(wanted, this->Multiprocessors * 8)));
-    std::size_t const bytes = (blocks + 1) * sizeof(T);
-    T* const scratch = static_cast<T*>(this->allocate(bytes)); // [partials..., result]
-    this->LaterScratch = scratch;
-    this->LaterBytes = bytes;
-    Later<T> later{ this->readBackTarget(scratch + blocks, true) };
-    this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
-      init, op, scratch, this->listCounter(), later.target, alsoOnDevice);
-    return later;
+    return Later<T>{ this->queueReduce(
+      n, f, init, op, true, alsoOnDevice, this->LaterScratch, this->LaterBytes) };
   }
 
   /// The value of a transformReduceLater.
@@ -1339,6 +1326,25 @@ private:
     config.numAttrs = attribute ? 1 : 0;
     EMST_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
     this->checkLaunch(what);
+  }
+
+  /// transformReduceKernel queued (at least one block, also for n = 0) with its scratch
+  /// ([partials..., result]: the caller frees it), its value for the read-back slot's first
+  /// half, or for its later half.
+  template <class T, class F, class Op>
+  ReadBackTarget<T> queueReduce(std::size_t n, const F& f, T init, const Op& op, bool later,
+    T* alsoOnDevice, void*& scratch, std::size_t& bytes)
+  {
+    std::size_t const wanted = (n + kBlock - 1) / kBlock;
+    unsigned const blocks = static_cast<unsigned>(
+      std::max<std::size_t>(1, std::min<std::size_t>(wanted, this->Multiprocessors * 8)));
+    bytes = (blocks + 1) * sizeof(T);
+    T* const partial = static_cast<T*>(this->allocate(bytes));
+    scratch = partial;
+    ReadBackTarget<T> const target = this->readBackTarget(partial + blocks, later);
+    this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
+      init, op, partial, this->listCounter(), target, alsoOnDevice);
+    return target;
   }
 
   /// Where the next read-back's kernel leaves its value: the slot (its later half for a value

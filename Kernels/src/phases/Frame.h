@@ -418,9 +418,12 @@ struct FramedPoints
   float periodInFrame[3] = { 0.0f, 0.0f, 0.0f }; ///< float(L * scale) per periodic axis, else +inf
   Buffer<Index, Exec> pointOfSorted;             ///< [v] input index of each finite point
   Buffer<std::uint64_t, Exec> codeOfSorted;      ///< [v] its Morton code (sorted by sortByCode)
-  /// Between frameInput and sortByCode: the box, queued, and where the codes' kernel reads it.
+  /// Between frameInput and sortByCode: the box, queued, where the codes' kernel reads it, and
+  /// what frames it besides (frameOfBox).
   Buffer<BoundingBox, Exec> boxOnDevice;
   typename Exec::template Later<BoundingBox> box{};
+  PeriodicBox periodicBox{};
+  double givenScale = 0.0;
 
   /// The frame's Tolerance; needs two distinct points or a periodic axis (scaledExtent > 0).
   Tolerance tolerance() const
@@ -440,6 +443,8 @@ FramedPoints<Exec, Dim> frameInput(Exec& exec, const InputPoints<T, Dim>& input,
   const PeriodicBox& periodicBox, double givenScale = 0.0)
 {
   FramedPoints<Exec, Dim> framed(exec);
+  framed.periodicBox = periodicBox;
+  framed.givenScale = givenScale;
   framed.boxOnDevice = Buffer<BoundingBox, Exec>(exec, 1);
   framed.box = exec.transformReduceLater(
     n, BoxOfPoint<T, Dim>{ input }, BoundingBox{}, BoxUnion{}, framed.boxOnDevice.data());
@@ -464,12 +469,15 @@ constexpr int kCodeRadixBits = 48;
 /// InvalidInput when an extent, or a point's offset from a periodic origin, overflows double.
 /// With fewer than two finite points, nothing is sorted (finitePoints says how many).
 template <class Exec, class T, int Dim>
-void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec, Dim>& framed,
-  const PeriodicBox& periodicBox, double givenScale = 0.0)
+void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec, Dim>& framed)
 {
   std::size_t const n = framed.pointOfSorted.size();
-  framed.sharedCodes = sortPairs<SharesCode>(
-    exec, framed.codeOfSorted, framed.pointOfSorted, MortonCell<Dim>::kCodeBits, kCodeRadixBits);
+  auto const sort = [&]
+  {
+    framed.sharedCodes = sortPairs<SharesCode>(
+      exec, framed.codeOfSorted, framed.pointOfSorted, MortonCell<Dim>::kCodeBits, kCodeRadixBits);
+  };
+  sort();
   BoundingBox const box = exec.fetch(framed.box);
   framed.boxOnDevice.reset();
   std::size_t const v = static_cast<std::size_t>(box.count);
@@ -481,7 +489,7 @@ void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec,
     framed.sharedCodes = 0;
     return;
   }
-  BoxFrame<Dim> const f = frameOfBox<Dim>(box, periodicBox, givenScale);
+  BoxFrame<Dim> const f = frameOfBox<Dim>(box, framed.periodicBox, framed.givenScale);
   if (f.offsetsOverflow)
   {
     throw Error(ErrorCode::InvalidInput,
@@ -510,8 +518,7 @@ void sortByCode(Exec& exec, const InputPoints<T, Dim>& input, FramedPoints<Exec,
     exec.forEach(v,
       ComputeCodes<T, Dim>{ input, framed.pointOfSorted.data(), framed.codeOfSorted.data(),
         framed.frame, framed.quantizer });
-    framed.sharedCodes = sortPairs<SharesCode>(
-      exec, framed.codeOfSorted, framed.pointOfSorted, MortonCell<Dim>::kCodeBits, kCodeRadixBits);
+    sort();
   }
 }
 
