@@ -11,7 +11,9 @@
 #   lean       the CUDA tests again in the memory-lean layout, which a run takes when only
 #              that fits the GPU's memory (EMST_CUDA_LAYOUT=lean), with round one's searches
 #              bottom-up at any size (EMST_SEARCH=first: the path of sets of 2^17 points or
-#              more, which the small test clouds do not take by default)     -> lean.log
+#              more, which the small test clouds do not take by default) and the searchers
+#              listed from round two (EMST_LIST_FROM=2: 3D sets of 3*2^17 points or more, 2D
+#              of 2^22)                                                      -> lean.log
 #   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
 #   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log
 #   cut        run_benchmarks.sh --cut-only (CUDA): emst_benchmark --cut, TreeCutter re-cuts of
@@ -270,7 +272,7 @@ test_step() {
   fi
 }
 wanted tests && test_step tests 300
-wanted lean && EMST_CUDA_LAYOUT=lean EMST_SEARCH=first test_step lean 240 '--gtest_filter=*Cuda*'
+wanted lean && EMST_CUDA_LAYOUT=lean EMST_SEARCH=first EMST_LIST_FROM=2 test_step lean 240 '--gtest_filter=*Cuda*'
 
 # ---- compute-sanitizer --------------------------------------------------------------------------
 for tool in memcheck racecheck; do

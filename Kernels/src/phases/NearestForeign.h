@@ -128,14 +128,22 @@ inline bool searchesBottomUp(int round, std::size_t m, int dim, bool backendRuns
 /// each over every point, for searches in full warps. Only where the backend runs warps
 /// (Exec::kListsSearchers): a CPU core has no idle lanes to fill, and pays the extra pass (2
 /// cores, uniform 3D: 1e6 points 852 -> 918 ms, 2e6 points 1813 -> 1940 ms with the list from
-/// round three). From round two in 3D sets of 2^19 points or more, 2D sets of 2^22 or more. H100
-/// (RESULTS.md, 2026-11-25), against the list from round three in 3D sets of 2^20 points or
-/// more and none in 2D, medians of three blocks, ms: uniform 3e7 2D 55.74 -> 52.87, cosmo 3e7
-/// 2D 57.40 -> 55.76, uniform 1e7 2D 17.54 -> 16.89, cosmo 1e7 2D 18.55 -> 18.35, uniform 1e7 3D
-/// 22.46 -> 22.34, cosmo 1e7 3D 23.05 -> 22.95, uniform 1e6 3D 3.41 -> 3.34 (it listed none);
-/// below, the launches cost more than the full warps save (uniform 1e6 2D 2.63 -> 2.72, uniform
-/// 1e5 3D 1.33 -> 1.45). Knob for benchmarking: EMST_LIST_FROM, the first listing round (0:
-/// never), on any backend.
+/// round three). From round two in 3D sets of kListedFrom3D points or more, 2D sets of 2^22 or
+/// more. H100 (RESULTS.md, 2026-11-25), against the list from round three in 3D sets of 2^20
+/// points or more and none in 2D, medians of three blocks, ms: uniform 3e7 2D 55.74 -> 52.87,
+/// cosmo 3e7 2D 57.40 -> 55.76, uniform 1e7 2D 17.54 -> 16.89, cosmo 1e7 2D 18.55 -> 18.35,
+/// uniform 1e7 3D 22.46 -> 22.34, cosmo 1e7 3D 23.05 -> 22.95, uniform 1e6 3D 3.41 -> 3.34 (it
+/// listed none); below, the launches cost more than the full warps save (uniform 1e6 2D 2.63 ->
+/// 2.72, uniform 1e5 3D 1.33 -> 1.45). Knob for benchmarking: EMST_LIST_FROM, the first listing
+/// round (0: never), on any backend.
+constexpr std::size_t kListedFrom2D = std::size_t(1) << 22;
+/// 3D: 3 * 2^17 points. H200 (RESULTS.md, 2026-11-29), listing from round two against none,
+/// medians of three alternating blocks: a search kernel below 2^18 points is one partial wave
+/// and lasts as long as its longest walk, which full warps do not shorten (uniform 1e5 / 2e5 /
+/// 3e5 3D +11 / +6 / +8%, the data sets of 36k-135k points +3 to +12%); from about 4e5 points
+/// the issue slots the idle lanes waste start to count (uniform 4e5 3D even, cosmo 3e5 / 4e5
+/// 3D -3%, lidar_lonestar519k -2 to -5%).
+constexpr std::size_t kListedFrom3D = std::size_t(3) << 17;
 inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
 {
   static int const forced = []
@@ -143,7 +151,7 @@ inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
     const char* text = std::getenv("EMST_LIST_FROM");
     return text ? std::atoi(text) : -1;
   }();
-  std::size_t const listedFrom = std::size_t(1) << (dim == 3 ? 19 : 22);
+  std::size_t const listedFrom = dim == 3 ? kListedFrom3D : kListedFrom2D;
   int const from = forced >= 0 ? forced : (backendLists && m >= listedFrom ? 2 : 0);
   return from > 0 && round >= from;
 }
