@@ -626,6 +626,95 @@ TEST(CudaExec, SortPairsByBitsIsStableInOneLaunchAndInTheLibrarys)
   }
 }
 
+/// CudaExec::sortByLess against std::sort, on the pairs of long runs that base/PairSort.h
+/// gathers (few distinct keys, distinct values): sizes within one tile, at its edges, over
+/// several tiles (merge rounds of both parities: the result in either array), at the one
+/// launch's default limit (128 tiles) and past it; keys all equal (the values decide) and
+/// values all equal but one key each (the keys decide).
+void checkSortByLess()
+{
+  using emst::detail::Buffer;
+  using emst::detail::KeyedValue;
+  using Item = KeyedValue<std::uint64_t>;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  std::mt19937_64 random(7);
+  for (std::size_t const n : { std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3),
+         std::size_t(2047), std::size_t(2048), std::size_t(2049), std::size_t(4096),
+         std::size_t(4097), std::size_t(6145), std::size_t(100000), std::size_t(262144),
+         std::size_t(262145), std::size_t(600000) })
+  {
+    for (int const shape : { 0, 1, 2 })
+    {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", shape " + std::to_string(shape));
+      std::vector<std::uint64_t> distinct(1 + n / 300);
+      for (std::uint64_t& k : distinct)
+      {
+        k = random() >> 1;
+      }
+      std::vector<Item> items(n);
+      for (std::size_t i = 0; i < n; ++i)
+      {
+        std::uint64_t const key = shape == 1 ? 42u : distinct[random() % distinct.size()];
+        std::uint64_t const value = shape == 2 ? 0u : (random() << 20) | i; // distinct
+        items[i] = Item{ shape == 2 ? (random() >> 1) | 1u : key, value };
+      }
+      std::vector<Item> expected = items;
+      std::sort(expected.begin(), expected.end(), emst::detail::KeyedValueLess{});
+      CudaExec exec(stream);
+      Buffer<Item, CudaExec> dItems(exec, n);
+      if (n > 0)
+      {
+        ASSERT_EQ(cudaMemcpyAsync(dItems.data(), items.data(), n * sizeof(Item),
+                    cudaMemcpyHostToDevice, stream),
+          cudaSuccess);
+      }
+      exec.sortByLess(dItems, emst::detail::KeyedValueLess{});
+      ASSERT_EQ(dItems.size(), n);
+      std::vector<Item> got(n);
+      exec.copyToHost(got.data(), dItems.data(), n);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < n; ++i)
+      {
+        wrong += got[i].key != expected[i].key || got[i].value != expected[i].value ? 1 : 0;
+      }
+      EXPECT_EQ(wrong, 0u);
+    }
+  }
+  cudaStreamDestroy(stream);
+}
+
+// Default: one launch up to kSmallMergeTiles tiles (128: 262144 items), the library's merge sort
+// beyond; then the one launch wherever the GPU holds the tiles, and the library's always.
+TEST(CudaExec, SortByLessInOneLaunchUpToItsTiles)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  checkSortByLess();
+}
+
+TEST(CudaExec, SortByLessInOneLaunchWhereverTheTilesFit)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  emsttest::ScopedEnv const knob("EMST_CUDA_SMALL_MERGE", "100000");
+  checkSortByLess();
+}
+
+TEST(CudaExec, SortByLessInTheLibrarys)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  emsttest::ScopedEnv const knob("EMST_CUDA_SMALL_MERGE", "0");
+  checkSortByLess();
+}
+
 TEST(CudaExec, PairSortOrdersTheRunsItsRadixSortLeaves)
 {
   if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))

@@ -188,6 +188,13 @@ public:
     return 0;
   }
 
+  /// Sorts the items by `less` (a strict weak order; items it finds equal end in any order).
+  template <class Items, class Less>
+  void sortByLess(Items& items, const Less& less) // a Buffer of this or a derived Exec
+  {
+    thrust::sort(this->policy(), items.data(), items.end(), less);
+  }
+
   /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless *components <= 1.
   template <class F>
   void runningMaximum(std::size_t n, const std::uint32_t* components, const F& f, Index* out)

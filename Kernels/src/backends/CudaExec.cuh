@@ -13,6 +13,7 @@
 #include "emst/Emst.h"
 
 #include <cooperative_groups.h>
+#include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_radix_rank.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -21,6 +22,7 @@
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
+#include <thrust/sort.h>
 #include <thrust/system/cuda/execution_policy.h>
 
 #include <cuda_runtime.h>
@@ -499,6 +501,113 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
   }
 }
 
+/// The small merge sort (CudaExec::sortByLess up to kSmallMergeTiles tiles): one tile of
+/// kSmallMergeItems items a block.
+constexpr int kSmallMergeBlock = 256;
+constexpr int kSmallMergeItemsPerThread = 8;
+constexpr int kSmallMergeItems = kSmallMergeBlock * kSmallMergeItemsPerThread;
+/// The most tiles a sort by `less` takes in one launch by default (262144 items).
+constexpr std::size_t kSmallMergeTiles = 128;
+
+/// The merge rounds that smallMergeKernel runs after sorting its tiles: one a doubling of the
+/// sorted width, kSmallMergeItems, until it covers all n items.
+inline int smallMergeRounds(std::size_t n)
+{
+  int rounds = 0;
+  for (std::size_t width = kSmallMergeItems; width < n; width *= 2)
+  {
+    ++rounds;
+  }
+  return rounds;
+}
+
+/// The items[0][i], i < n, sorted by `less` (a strict weak order; items it finds equal in any
+/// order: the engine sorts distinct ones) in one cooperative launch of one block a tile: each
+/// block sorts its tile in place (CUB's block merge sort), then, between grid barriers, merge
+/// rounds between the two arrays each double the sorted runs, as CUB's device merge sort does
+/// in a partition and a merge launch a round. In a round a block writes one tile of the output:
+/// two threads find where its first and its end cut the two runs it merges (merge path: a binary
+/// search along the tile's diagonals in global memory), the block loads those two pieces into
+/// shared memory, and each thread merges kSmallMergeItemsPerThread of them, from its own
+/// diagonal. The result ends in [smallMergeRounds(n) % 2]. Against the library's sort (a
+/// partition kernel of one block and a merge kernel a round, besides its block sort), one launch.
+template <class T, class Less>
+__global__ void __launch_bounds__(kSmallMergeBlock)
+  smallMergeKernel(T* items0, T* items1, std::uint32_t n, Less less)
+{
+  using Sort = cub::BlockMergeSort<T, kSmallMergeBlock, kSmallMergeItemsPerThread>;
+  __shared__ union
+  {
+    typename Sort::TempStorage sort;
+    T tile[kSmallMergeItems + 1]; // + 1: the serial merge reads one past a piece's end
+  } temp;
+  __shared__ std::uint32_t cut[2]; // where the tile's first and end cut the first run
+  cooperative_groups::grid_group const grid = cooperative_groups::this_grid();
+  std::uint32_t const first = blockIdx.x * static_cast<std::uint32_t>(kSmallMergeItems);
+  std::uint32_t const valid =
+    n - first < static_cast<std::uint32_t>(kSmallMergeItems) ? n - first : kSmallMergeItems;
+  std::uint32_t const own = threadIdx.x * kSmallMergeItemsPerThread; // blocked: a run a thread
+  T item[kSmallMergeItemsPerThread];
+  for (int k = 0; k < kSmallMergeItemsPerThread; ++k)
+  {
+    // Past the end: the tile's first item, which the sort leaves past the valid ones.
+    item[k] = own + k < valid ? items0[first + own + k] : items0[first];
+  }
+  Sort(temp.sort).Sort(item, less, static_cast<int>(valid), items0[first]);
+  for (int k = 0; k < kSmallMergeItemsPerThread; ++k)
+  {
+    if (own + k < valid)
+    {
+      items0[first + own + k] = item[k];
+    }
+  }
+  T* from = items0;
+  T* to = items1;
+  for (std::uint32_t width = kSmallMergeItems; width < n; width *= 2)
+  {
+    grid.sync(); // the runs of `from` complete
+    // The runs [a, a + width) and [a + width, a + 2 width) merge into `to`; this tile's part of
+    // the result starts at diagonal `first - a` of the two.
+    std::uint32_t const a = first / (2 * width) * (2 * width);
+    std::uint32_t const middle = n - a < width ? n : a + width;
+    std::uint32_t const end = n - a < 2 * width ? n : a + 2 * width;
+    std::uint32_t const count1 = middle - a;
+    std::uint32_t const count2 = end - middle;
+    if (threadIdx.x < 2)
+    {
+      std::uint32_t const diagonal = first - a + (threadIdx.x == 0 ? 0u : valid);
+      cut[threadIdx.x] = cub::MergePath(from + a, from + middle, count1, count2, diagonal, less);
+    }
+    __syncthreads();
+    std::uint32_t const begin1 = a + cut[0];
+    std::uint32_t const pieces1 = cut[1] - cut[0];
+    std::uint32_t const begin2 = middle + (first - a) - cut[0];
+    for (std::uint32_t i = threadIdx.x; i < valid; i += kSmallMergeBlock)
+    {
+      temp.tile[i] = i < pieces1 ? from[begin1 + i] : from[begin2 + (i - pieces1)];
+    }
+    __syncthreads();
+    int const pieces2 = static_cast<int>(valid - pieces1);
+    int const diagonal = own < valid ? static_cast<int>(own) : static_cast<int>(valid);
+    int const split =
+      cub::MergePath(temp.tile, temp.tile + pieces1, static_cast<int>(pieces1), pieces2, diagonal, less);
+    int index[kSmallMergeItemsPerThread];
+    cub::SerialMerge(temp.tile, split, static_cast<int>(pieces1) + diagonal - split,
+      static_cast<int>(pieces1) - split, pieces2 - (diagonal - split), item, index, less);
+    for (int k = 0; k < kSmallMergeItemsPerThread; ++k)
+    {
+      if (own + k < valid)
+      {
+        to[first + own + k] = item[k];
+      }
+    }
+    __syncthreads(); // the tile and the cuts read before the next round rewrites them
+    T* const was = from;
+    from = to;
+    to = was;
+  }
+}
+
 /// The running maximum (Exec::runningMaximum) in one launch of one tile a block, instead of
 /// the library's scan (its decoupled look-back cost about 15 us a call whatever the size: most
 /// of a round's bookkeeping on a small cloud). Index values, 0 the identity.
@@ -808,6 +917,12 @@ public:
     this->SmallSortTiles = !cooperative ? 0
       : smallSort ? static_cast<std::size_t>(std::strtoull(smallSort, nullptr, 10))
                   : kSmallSortTiles;
+    // Knob EMST_CUDA_SMALL_MERGE: the most tiles of sortByLess's one launch (smallMergeKernel;
+    // 0: the library's merge sort always).
+    const char* smallMerge = std::getenv("EMST_CUDA_SMALL_MERGE");
+    this->SmallMergeTiles = !cooperative ? 0
+      : smallMerge ? static_cast<std::size_t>(std::strtoull(smallMerge, nullptr, 10))
+                   : kSmallMergeTiles;
     // Small results (counts, the box, the rounds' counters) come back through mapped host
     // memory that the host polls. Knob EMST_CUDA_READBACK=copy: a copy and a stream
     // synchronisation each instead.
@@ -1054,6 +1169,43 @@ public:
       std::swap(values, otherValues);
     }
     return beginBit;
+  }
+
+  /// Sorts the items by `less` (a strict weak order; items it finds equal end in any order):
+  /// up to SmallMergeTiles tiles that the GPU holds at once, in one cooperative launch
+  /// (smallMergeKernel), between the items and a copy of them (the Buffer ends up owning the
+  /// sorted room); beyond, the library's merge sort (thrust::sort with a comparison), whose
+  /// block sort, then partition and merge launches a round, the host queues slower than the GPU
+  /// runs them at these sizes.
+  template <class T, class Less>
+  void sortByLess(Buffer<T, CudaExec>& items, const Less& less)
+  {
+    std::size_t const n = items.size();
+    if (n < 2)
+    {
+      return;
+    }
+    std::size_t const tiles = (n + kSmallMergeItems - 1) / kSmallMergeItems;
+    if (tiles <= this->SmallMergeTiles)
+    {
+      int perMultiprocessor = 0;
+      EMST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perMultiprocessor, smallMergeKernel<T, Less>, kSmallMergeBlock, 0));
+      if (tiles <= static_cast<std::size_t>(perMultiprocessor) * this->Multiprocessors)
+      {
+        Buffer<T, CudaExec> other(*this, n);
+        this->launchCooperative("smallMergeKernel", smallMergeKernel<T, Less>,
+          static_cast<unsigned>(tiles), kSmallMergeBlock, items.data(), other.data(),
+          static_cast<std::uint32_t>(n), less);
+        if (smallMergeRounds(n) % 2 == 1)
+        {
+          std::swap(items, other);
+        }
+        return;
+      }
+    }
+    thrust::sort(this->policy(), items.data(), items.end(), less);
+    this->checkLaunch("thrust::sort");
   }
 
   /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless the round has nothing
@@ -1442,6 +1594,7 @@ private:
   std::size_t TileCapacity = 0;
   std::uint32_t TileEpoch = 0;
   std::size_t SmallSortTiles = 0; ///< sorts of at most that many tiles: smallSortKernel
+  std::size_t SmallMergeTiles = 0; ///< sorts by less of at most that many tiles: smallMergeKernel
   std::size_t Multiprocessors = 128;
   std::size_t Limit = ~std::size_t(0);
   std::size_t Current = 0;

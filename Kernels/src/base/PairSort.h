@@ -130,7 +130,9 @@ struct SortShortRuns
     key[0] = first;
     int size = 1;
     bool open = true;
+#if defined(__CUDA_ARCH__)
 #pragma unroll
+#endif
     for (int i = 1; i <= kShortRun; ++i)
     {
       std::uint64_t const next = s + i < count ? keys[s + i] : kAbove;
@@ -145,7 +147,9 @@ struct SortShortRuns
     {
       return; // a long run: gathered and sorted with the others (InLongRun)
     }
+#if defined(__CUDA_ARCH__)
 #pragma unroll
+#endif
     for (int i = 0; i < kShortRun; ++i)
     {
       if (i < size)
@@ -177,7 +181,9 @@ struct SortShortRuns
     orderTwo(key[1], value[1], key[2], value[2]);
     orderTwo(key[3], value[3], key[4], value[4]);
     orderTwo(key[5], value[5], key[6], value[6]);
+#if defined(__CUDA_ARCH__)
 #pragma unroll
+#endif
     for (int i = 0; i < kShortRun; ++i)
     {
       if (i < size)
@@ -305,7 +311,7 @@ std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, E
     }
     Buffer<KeyedValue<V>, Exec> run(exec, tied);
     exec.forEach(tied, GatherRuns<V>{ slotOfTied.data(), keys.data(), values.data(), run.data() });
-    thrust::sort(exec.policy(), run.data(), run.end(), KeyedValueLess{});
+    exec.sortByLess(run, KeyedValueLess{}); // distinct pairs: no two equal
     exec.forEach(tied, ScatterRuns<V>{ slotOfTied.data(), run.data(), keys.data(), values.data() });
   }
   if constexpr (std::is_same_v<Also, CountsNothing>)
