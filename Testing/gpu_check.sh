@@ -12,7 +12,7 @@
 #              that fits the GPU's memory (EMST_CUDA_LAYOUT=lean), with round one's searches
 #              bottom-up at any size (EMST_SEARCH=first: the path of sets of 2^17 points or
 #              more, which the small test clouds do not take by default) and the searchers
-#              listed from round two (EMST_LIST_FROM=2: 3D sets of 3*2^17 points or more, 2D
+#              listed from round two (EMST_LIST_FROM=2: 3D sets of 7*2^16 points or more, 2D
 #              of 2^22)                                                      -> lean.log
 #   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
 #   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log

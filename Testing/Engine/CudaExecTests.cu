@@ -627,10 +627,10 @@ TEST(CudaExec, SortPairsByBitsIsStableInOneLaunchAndInTheLibrarys)
 }
 
 /// CudaExec::sortByLess against std::sort, on the pairs of long runs that base/PairSort.h
-/// gathers (few distinct keys, distinct values): sizes within one tile, at its edges, over
-/// several tiles (merge rounds of both parities: the result in either array), at the one
-/// launch's default limit (128 tiles) and past it; keys all equal (the values decide) and
-/// values all equal but one key each (the keys decide).
+/// gathers (few distinct keys, distinct values): sizes within one tile (every size to 70), at
+/// its edges, over several tiles (merge rounds of both parities: the result in either array),
+/// at the one launch's default limit (256 tiles) and past it; keys all equal (the values
+/// decide) and values all equal but one key each (the keys decide).
 void checkSortByLess()
 {
   using emst::detail::Buffer;
@@ -639,10 +639,19 @@ void checkSortByLess()
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   std::mt19937_64 random(7);
-  for (std::size_t const n : { std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3),
-         std::size_t(2047), std::size_t(2048), std::size_t(2049), std::size_t(4096),
-         std::size_t(4097), std::size_t(6145), std::size_t(100000), std::size_t(262144),
-         std::size_t(262145), std::size_t(600000) })
+  // Every size to 70 and a few within tiles (a thread's items partly past the end: the sort's
+  // padding), then the sizes above.
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 0; n <= 70; ++n)
+  {
+    sizes.push_back(n);
+  }
+  for (std::size_t const n : { 513, 1000, 1023, 1024, 1025, 1066, 2047, 2048, 2049, 4097, 6145,
+         100000, 262144, 262145, 600000 })
+  {
+    sizes.push_back(n);
+  }
+  for (std::size_t const n : sizes)
   {
     for (int const shape : { 0, 1, 2 })
     {
@@ -684,7 +693,7 @@ void checkSortByLess()
   cudaStreamDestroy(stream);
 }
 
-// Default: one launch up to kSmallMergeTiles tiles (128: 262144 items), the library's merge sort
+// Default: one launch up to kSmallMergeTiles tiles (256: 262144 items), the library's merge sort
 // beyond; then the one launch wherever the GPU holds the tiles, and the library's always.
 TEST(CudaExec, SortByLessInOneLaunchUpToItsTiles)
 {

@@ -137,13 +137,14 @@ inline bool searchesBottomUp(int round, std::size_t m, int dim, bool backendRuns
 /// 2.72, uniform 1e5 3D 1.33 -> 1.45). Knob for benchmarking: EMST_LIST_FROM, the first listing
 /// round (0: never), on any backend.
 constexpr std::size_t kListedFrom2D = std::size_t(1) << 22;
-/// 3D: 3 * 2^17 points. H200 (RESULTS.md, 2026-11-29), listing from round two against none,
-/// medians of three alternating blocks: a search kernel below 2^18 points is one partial wave
-/// and lasts as long as its longest walk, which full warps do not shorten (uniform 1e5 / 2e5 /
-/// 3e5 3D +11 / +6 / +8%, the data sets of 36k-135k points +3 to +12%); from about 4e5 points
-/// the issue slots the idle lanes waste start to count (uniform 4e5 3D even, cosmo 3e5 / 4e5
-/// 3D -3%, lidar_lonestar519k -2 to -5%).
-constexpr std::size_t kListedFrom3D = std::size_t(3) << 17;
+/// 3D: 7 * 2^16 (458,752) points, between the sets that lose and the first that gains. H200
+/// (RESULTS.md, 2026-12-01), listing from round two against none, medians of three alternating
+/// blocks of 15 runs, ms: uniform 3e5 3D 1.418 -> 1.460, cosmo 3e5 1.463 -> 1.488, uniform 4e5
+/// 1.647 -> 1.701, cosmo 4e5 1.634 -> 1.649, lidar_lonestar519k 1.894 -> 1.852 (every listing
+/// block faster than every other); below 2^19 points the list cost up to 24% (RESULTS.md,
+/// 2026-11-28): a small set's search kernel is one partial wave that lasts as long as its
+/// longest walk, which full warps do not shorten.
+constexpr std::size_t kListedFrom3D = std::size_t(7) << 16;
 inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
 {
   static int const forced = []
