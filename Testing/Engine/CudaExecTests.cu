@@ -10,6 +10,7 @@
 #include "TestSupport.h"
 #include "backends/CudaExec.cuh"
 #include "base/PairSort.h"
+#include "phases/Duplicates.h"
 
 #include <gtest/gtest.h>
 
@@ -626,16 +627,49 @@ TEST(CudaExec, SortPairsByBitsIsStableInOneLaunchAndInTheLibrarys)
   }
 }
 
-/// CudaExec::sortByLess against std::sort, on the pairs of long runs that base/PairSort.h
-/// gathers (few distinct keys, distinct values): sizes within one tile (every size to 70), at
-/// its edges, over several tiles (merge rounds of both parities: the result in either array),
-/// at the one launch's default limit (256 tiles) and past it; keys all equal (the values
-/// decide) and values all equal but one key each (the keys decide).
+/// Items for checkSortByLess: the pairs of long runs that base/PairSort.h gathers (16 bytes),
+/// and the keys that phases/Duplicates.h sorts the points sharing a code by (40 bytes). `key`
+/// and `value` drawn by the caller; shape 1: one key for all (the values decide), shape 2: one
+/// value for all (the keys decide).
+struct PairItems
+{
+  using Item = emst::detail::KeyedValue<std::uint64_t>;
+  using Less = emst::detail::KeyedValueLess;
+  static Item make(std::uint64_t key, std::uint64_t value) { return Item{ key, value }; }
+  static bool same(const Item& a, const Item& b) { return a.key == b.key && a.value == b.value; }
+};
+struct DuplicateItems
+{
+  using Item = emst::detail::DuplicateKey;
+  using Less = emst::detail::DuplicateKeyLess;
+  static Item make(std::uint64_t key, std::uint64_t value)
+  {
+    // Codes shared by runs of points; places that repeat within a code (copies) and differ.
+    Item item{};
+    item.code = key >> 40;
+    item.x[0] = static_cast<double>(key % 7);
+    item.x[1] = static_cast<double>((key >> 3) % 3) * 0.5;
+    item.x[2] = -1.0;
+    item.point = static_cast<Index>(value);
+    return item;
+  }
+  static bool same(const Item& a, const Item& b)
+  {
+    return a.code == b.code && a.x[0] == b.x[0] && a.x[1] == b.x[1] && a.x[2] == b.x[2] &&
+      a.point == b.point;
+  }
+};
+
+/// CudaExec::sortByLess against std::sort (few distinct keys, distinct values): sizes within one
+/// tile (every size to 70), at its edges, over several tiles (merge rounds of both parities:
+/// the result in either array), at the one launch's default limit (256 tiles) and past it;
+/// keys all equal (the values decide) and values all equal but one key each (the keys decide).
+template <class Items>
 void checkSortByLess()
 {
   using emst::detail::Buffer;
-  using emst::detail::KeyedValue;
-  using Item = KeyedValue<std::uint64_t>;
+  using Item = typename Items::Item;
+  using Less = typename Items::Less;
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   std::mt19937_64 random(7);
@@ -655,7 +689,8 @@ void checkSortByLess()
   {
     for (int const shape : { 0, 1, 2 })
     {
-      SCOPED_TRACE("n = " + std::to_string(n) + ", shape " + std::to_string(shape));
+      SCOPED_TRACE("n = " + std::to_string(n) + ", shape " + std::to_string(shape) + ", " +
+        std::to_string(sizeof(Item)) + "-byte items");
       std::vector<std::uint64_t> distinct(1 + n / 300);
       for (std::uint64_t& k : distinct)
       {
@@ -664,12 +699,15 @@ void checkSortByLess()
       std::vector<Item> items(n);
       for (std::size_t i = 0; i < n; ++i)
       {
-        std::uint64_t const key = shape == 1 ? 42u : distinct[random() % distinct.size()];
-        std::uint64_t const value = shape == 2 ? 0u : (random() << 20) | i; // distinct
-        items[i] = Item{ shape == 2 ? (random() >> 1) | 1u : key, value };
+        std::uint64_t const key = shape == 1 ? 42u
+          : shape == 2                       ? (random() >> 1) | 1u
+                                             : distinct[random() % distinct.size()];
+        // Distinct values below 2^31 (i < 2^20 in the low bits), or all 0.
+        std::uint64_t const value = shape == 2 ? 0u : ((random() << 20) & 0x7FF00000u) | i;
+        items[i] = Items::make(key, value);
       }
       std::vector<Item> expected = items;
-      std::sort(expected.begin(), expected.end(), emst::detail::KeyedValueLess{});
+      std::sort(expected.begin(), expected.end(), Less{});
       CudaExec exec(stream);
       Buffer<Item, CudaExec> dItems(exec, n);
       if (n > 0)
@@ -678,19 +716,25 @@ void checkSortByLess()
                     cudaMemcpyHostToDevice, stream),
           cudaSuccess);
       }
-      exec.sortByLess(dItems, emst::detail::KeyedValueLess{});
+      exec.sortByLess(dItems, Less{});
       ASSERT_EQ(dItems.size(), n);
       std::vector<Item> got(n);
       exec.copyToHost(got.data(), dItems.data(), n);
       std::size_t wrong = 0;
       for (std::size_t i = 0; i < n; ++i)
       {
-        wrong += got[i].key != expected[i].key || got[i].value != expected[i].value ? 1 : 0;
+        wrong += Items::same(got[i], expected[i]) ? 0 : 1;
       }
       EXPECT_EQ(wrong, 0u);
     }
   }
   cudaStreamDestroy(stream);
+}
+
+void checkSortByLess()
+{
+  checkSortByLess<PairItems>();
+  checkSortByLess<DuplicateItems>();
 }
 
 // Default: one launch up to kSmallMergeTiles tiles (256: 262144 items), the library's merge sort

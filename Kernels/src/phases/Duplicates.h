@@ -195,7 +195,7 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
       exec.forEach(sharing,
         MakeDuplicateKey<T, Dim>{ input, framed.frame, slotOfRun.data(), codeOfSorted.data(),
           pointOfSorted.data(), keyOfRun.data() });
-      thrust::sort(policy, keyOfRun.data(), keyOfRun.end(), DuplicateKeyLess{});
+      exec.sortByLess(keyOfRun, DuplicateKeyLess{}); // distinct: the point decides last
       exec.forEach(
         sharing, ScatterDuplicateKey{ slotOfRun.data(), keyOfRun.data(), pointOfSorted.data() });
     }
