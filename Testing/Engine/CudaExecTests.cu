@@ -712,8 +712,8 @@ void checkSortByLess()
       Buffer<Item, CudaExec> dItems(exec, n);
       if (n > 0)
       {
-        ASSERT_EQ(cudaMemcpyAsync(dItems.data(), items.data(), n * sizeof(Item),
-                    cudaMemcpyHostToDevice, stream),
+        ASSERT_EQ(cudaMemcpyAsync(
+                    dItems.data(), items.data(), n * sizeof(Item), cudaMemcpyHostToDevice, stream),
           cudaSuccess);
       }
       exec.sortByLess(dItems, Less{});
