@@ -339,6 +339,16 @@ struct CountTerm
   __device__ unsigned long long operator()(std::size_t i) const { return pred(i) ? 1ull : 0ull; }
 };
 
+/// The most tiles of a one-launch sort: the knob `name`'s value where set, else `fallback`; 0
+/// (the library's sort always) where the device launches no cooperative kernels.
+inline std::size_t cooperativeTiles(int cooperative, const char* name, std::size_t fallback)
+{
+  const char* knob = std::getenv(name);
+  return !cooperative ? 0
+    : knob            ? static_cast<std::size_t>(std::strtoull(knob, nullptr, 10))
+                      : fallback;
+}
+
 /// The small sort (CudaExec::sortPairsByBits up to kSmallSortTiles tiles): one tile of
 /// kSmallSortItems pairs a block, a byte of the key a pass.
 constexpr int kSmallSortBlock = 256;
@@ -974,16 +984,11 @@ public:
     // library's sort always).
     int cooperative = 0;
     EMST_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-    const char* smallSort = std::getenv("EMST_CUDA_SMALL_SORT");
-    this->SmallSortTiles = !cooperative ? 0
-      : smallSort ? static_cast<std::size_t>(std::strtoull(smallSort, nullptr, 10))
-                  : kSmallSortTiles;
+    this->SmallSortTiles = cooperativeTiles(cooperative, "EMST_CUDA_SMALL_SORT", kSmallSortTiles);
     // Knob EMST_CUDA_SMALL_MERGE: the most tiles of sortByLess's one launch (smallMergeKernel;
     // 0: the library's merge sort always).
-    const char* smallMerge = std::getenv("EMST_CUDA_SMALL_MERGE");
-    this->SmallMergeTiles = !cooperative ? 0
-      : smallMerge ? static_cast<std::size_t>(std::strtoull(smallMerge, nullptr, 10))
-                   : kSmallMergeTiles;
+    this->SmallMergeTiles =
+      cooperativeTiles(cooperative, "EMST_CUDA_SMALL_MERGE", kSmallMergeTiles);
     // Small results (counts, the box, the rounds' counters) come back through mapped host
     // memory that the host polls. Knob EMST_CUDA_READBACK=copy: a copy and a stream
     // synchronisation each instead.
@@ -1189,25 +1194,19 @@ public:
     Buffer<K, CudaExec> otherKeys(*this, n);
     Buffer<V, CudaExec> otherValues(*this, n);
     std::size_t const tiles = (n + kSmallSortItems - 1) / kSmallSortItems;
-    if (tiles <= this->SmallSortTiles && endBit > beginBit)
+    if (tiles <= this->SmallSortTiles && endBit > beginBit &&
+      tiles <= this->residentBlocks(smallSortKernel<K, V>, kSmallSortBlock))
     {
-      int perMultiprocessor = 0;
-      EMST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perMultiprocessor, smallSortKernel<K, V>, kSmallSortBlock, 0));
-      if (tiles <= static_cast<std::size_t>(perMultiprocessor) * this->Multiprocessors)
+      Buffer<std::uint32_t, CudaExec> countOfDigit(*this, 2 * kSmallSortDigits * tiles);
+      this->launchCooperative("smallSortKernel", smallSortKernel<K, V>,
+        static_cast<unsigned>(tiles), kSmallSortBlock, keys.data(), otherKeys.data(), values.data(),
+        otherValues.data(), static_cast<std::uint32_t>(n), beginBit, endBit, countOfDigit.data());
+      if ((endBit - beginBit + 7) / 8 % 2 == 1)
       {
-        Buffer<std::uint32_t, CudaExec> countOfDigit(*this, 2 * kSmallSortDigits * tiles);
-        this->launchCooperative("smallSortKernel", smallSortKernel<K, V>,
-          static_cast<unsigned>(tiles), kSmallSortBlock, keys.data(), otherKeys.data(),
-          values.data(), otherValues.data(), static_cast<std::uint32_t>(n), beginBit, endBit,
-          countOfDigit.data());
-        if ((endBit - beginBit + 7) / 8 % 2 == 1)
-        {
-          std::swap(keys, otherKeys);
-          std::swap(values, otherValues);
-        }
-        return beginBit;
+        std::swap(keys, otherKeys);
+        std::swap(values, otherValues);
       }
+      return beginBit;
     }
     cub::DoubleBuffer<K> k(keys.data(), otherKeys.data());
     cub::DoubleBuffer<V> v(values.data(), otherValues.data());
@@ -1247,23 +1246,19 @@ public:
       return;
     }
     std::size_t const tiles = (n + kSmallMergeItems - 1) / kSmallMergeItems;
-    if (tiles <= this->SmallMergeTiles)
+    if (tiles <= this->SmallMergeTiles &&
+      tiles <= this->residentBlocks(smallMergeKernel<T, Less>, kSmallMergeBlock))
     {
-      int perMultiprocessor = 0;
-      EMST_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perMultiprocessor, smallMergeKernel<T, Less>, kSmallMergeBlock, 0));
-      if (tiles <= static_cast<std::size_t>(perMultiprocessor) * this->Multiprocessors)
+      int const rounds = smallMergeRounds(n);
+      Buffer<T, CudaExec> other(*this, rounds > 0 ? n : 0); // one tile sorts in place
+      this->launchCooperative("smallMergeKernel", smallMergeKernel<T, Less>,
+        static_cast<unsigned>(tiles), kSmallMergeBlock, items.data(), other.data(),
+        static_cast<std::uint32_t>(n), less);
+      if (rounds % 2 == 1)
       {
-        Buffer<T, CudaExec> other(*this, n);
-        this->launchCooperative("smallMergeKernel", smallMergeKernel<T, Less>,
-          static_cast<unsigned>(tiles), kSmallMergeBlock, items.data(), other.data(),
-          static_cast<std::uint32_t>(n), less);
-        if (smallMergeRounds(n) % 2 == 1)
-        {
-          std::swap(items, other);
-        }
-        return;
+        std::swap(items, other);
       }
+      return;
     }
     thrust::sort(this->policy(), items.data(), items.end(), less);
     this->checkLaunch("thrust::sort");
@@ -1465,6 +1460,17 @@ private:
     }
   }
 
+  /// How many blocks of `threads` threads of `kernel` the GPU holds at once: one resident wave,
+  /// the most a cooperative launch may have.
+  template <class... Params>
+  std::size_t residentBlocks(void (*kernel)(Params...), int threads) const
+  {
+    int perMultiprocessor = 0;
+    EMST_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perMultiprocessor, kernel, threads, 0));
+    return static_cast<std::size_t>(perMultiprocessor) * this->Multiprocessors;
+  }
+
   /// One resident wave of `kernel` (at most the blocks maxCount entries need), with a zeroed
   /// counter of its own (ListCounters).
   template <class F>
@@ -1472,12 +1478,9 @@ private:
     void (*kernel)(const std::uint32_t*, unsigned long long*, const std::uint32_t*, F),
     std::size_t maxCount, const std::uint32_t* count, const std::uint32_t* components, const F& f)
   {
-    int resident = 0;
-    EMST_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kSearchBlock, 0));
     std::size_t const wanted = (maxCount + kSearchBlock - 1) / kSearchBlock;
     std::size_t const wave =
-      std::max<std::size_t>(1, std::size_t(resident)) * this->Multiprocessors;
+      std::max(this->Multiprocessors, this->residentBlocks(kernel, kSearchBlock));
     unsigned const blocks = static_cast<unsigned>(std::min(wanted, wave));
     this->launch(what, kernel, blocks, kSearchBlock, count, this->listCounter(), components, f);
   }

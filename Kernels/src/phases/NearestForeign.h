@@ -124,18 +124,8 @@ inline bool searchesBottomUp(int round, std::size_t m, int dim, bool backendRuns
   return start == Start::BottomUp || (start != Start::TopDown && round == 1 && m >= from);
 }
 
-/// Whether round `round` lists its searchers first (ListSearchers): two more launches a round,
-/// each over every point, for searches in full warps. Only where the backend runs warps
-/// (Exec::kListsSearchers): a CPU core has no idle lanes to fill, and pays the extra pass (2
-/// cores, uniform 3D: 1e6 points 852 -> 918 ms, 2e6 points 1813 -> 1940 ms with the list from
-/// round three). From round two in 3D sets of kListedFrom3D points or more, 2D sets of 2^22 or
-/// more. H100 (RESULTS.md, 2026-11-25), against the list from round three in 3D sets of 2^20
-/// points or more and none in 2D, medians of three blocks, ms: uniform 3e7 2D 55.74 -> 52.87,
-/// cosmo 3e7 2D 57.40 -> 55.76, uniform 1e7 2D 17.54 -> 16.89, cosmo 1e7 2D 18.55 -> 18.35,
-/// uniform 1e7 3D 22.46 -> 22.34, cosmo 1e7 3D 23.05 -> 22.95, uniform 1e6 3D 3.41 -> 3.34 (it
-/// listed none); below, the launches cost more than the full warps save (uniform 1e6 2D 2.63 ->
-/// 2.72, uniform 1e5 3D 1.33 -> 1.45). Knob for benchmarking: EMST_LIST_FROM, the first listing
-/// round (0: never), on any backend.
+/// The fewest distinct points from which a backend that runs warps lists its searchers
+/// (listsSearchers). 2D: 2^22 points (the measurements with listsSearchers).
 constexpr std::size_t kListedFrom2D = std::size_t(1) << 22;
 /// 3D: 7 * 2^16 (458,752) points, between the sets that lose and the first that gains. H200
 /// (RESULTS.md, 2026-12-01), listing from round two against none, medians of three alternating
@@ -145,6 +135,19 @@ constexpr std::size_t kListedFrom2D = std::size_t(1) << 22;
 /// 2026-11-28): a small set's search kernel is one partial wave that lasts as long as its
 /// longest walk, which full warps do not shorten.
 constexpr std::size_t kListedFrom3D = std::size_t(7) << 16;
+
+/// Whether round `round` lists its searchers first (ListSearchers): two more launches a round,
+/// each over every point, for searches in full warps. Only where the backend runs warps
+/// (Exec::kListsSearchers): a CPU core has no idle lanes to fill, and pays the extra pass (2
+/// cores, uniform 3D: 1e6 points 852 -> 918 ms, 2e6 points 1813 -> 1940 ms with the list from
+/// round three). From round two in 3D sets of kListedFrom3D points or more, 2D sets of
+/// kListedFrom2D or more. H100 (RESULTS.md, 2026-11-25), against the list from round three in 3D
+/// sets of 2^20 points or more and none in 2D, medians of three blocks, ms: uniform 3e7 2D 55.74
+/// -> 52.87, cosmo 3e7 2D 57.40 -> 55.76, uniform 1e7 2D 17.54 -> 16.89, cosmo 1e7 2D 18.55
+/// -> 18.35, uniform 1e7 3D 22.46 -> 22.34, cosmo 1e7 3D 23.05 -> 22.95, uniform 1e6 3D 3.41
+/// -> 3.34 (it listed none); below, the launches cost more than the full warps save (uniform 1e6
+/// 2D 2.63 -> 2.72, uniform 1e5 3D 1.33 -> 1.45). Knob for benchmarking: EMST_LIST_FROM, the first
+/// listing round (0: never), on any backend.
 inline bool listsSearchers(int round, std::size_t m, int dim, bool backendLists)
 {
   static int const forced = []
