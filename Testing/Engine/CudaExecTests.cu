@@ -662,7 +662,7 @@ struct DuplicateItems
 
 /// CudaExec::sortByLess against std::sort (few distinct keys, distinct values): sizes within one
 /// tile (every size to 70), at its edges, over several tiles (merge rounds of both parities:
-/// the result in either array), at the one launch's default limit (256 tiles) and past it;
+/// the result in either array), at the one launch's default limit (1024 tiles) and past it;
 /// keys all equal (the values decide) and values all equal but one key each (the keys decide).
 template <class Items>
 void checkSortByLess()
@@ -681,7 +681,7 @@ void checkSortByLess()
     sizes.push_back(n);
   }
   for (std::size_t const n : { 513, 1000, 1023, 1024, 1025, 1066, 2047, 2048, 2049, 4097, 6145,
-         100000, 262144, 262145, 600000 })
+         100000, 262145, 600000, 1048576, 1048577 })
   {
     sizes.push_back(n);
   }
@@ -702,8 +702,8 @@ void checkSortByLess()
         std::uint64_t const key = shape == 1 ? 42u
           : shape == 2                       ? (random() >> 1) | 1u
                                              : distinct[random() % distinct.size()];
-        // Distinct values below 2^31 (i < 2^20 in the low bits), or all 0.
-        std::uint64_t const value = shape == 2 ? 0u : ((random() << 20) & 0x7FF00000u) | i;
+        // Distinct values below 2^31 (i < 2^21 in the low bits), or all 0.
+        std::uint64_t const value = shape == 2 ? 0u : ((random() << 21) & 0x7FE00000u) | i;
         items[i] = Items::make(key, value);
       }
       std::vector<Item> expected = items;
@@ -737,7 +737,7 @@ void checkSortByLess()
   checkSortByLess<DuplicateItems>();
 }
 
-// Default: one launch up to kSmallMergeTiles tiles (256: 262144 items), the library's merge sort
+// Default: one launch up to kSmallMergeTiles tiles (1024: 1048576 items), the library's merge sort
 // beyond; then the one launch wherever the GPU holds the tiles, and the library's always.
 TEST(CudaExec, SortByLessInOneLaunchUpToItsTiles)
 {

@@ -521,8 +521,11 @@ constexpr int kSmallMergeItems = kSmallMergeBlock * kSmallMergeItemsPerThread;
 /// (RESULTS.md, 2026-12-01), ncu, the output's long runs, the library's merge sort (a block sort,
 /// then a one-block partition kernel of 8-11 us and a merge kernel of 4-5 us a round) -> one
 /// launch: tsp_monalisa100k (90 tiles, 7 rounds) 110 -> 42 us, lidar_autzen110k (12 tiles, 4
-/// rounds) 57 -> 28 us. Beyond 256 tiles (more rounds, each a grid barrier) not measured.
-constexpr std::size_t kSmallMergeTiles = 256;
+/// rounds) 57 -> 28 us. 256 -> 1024 tiles at most (RESULTS.md, 2026-12-01, three alternating
+/// blocks): lidar_lonestar519k's output (351 tiles of tied lengths, 9 merge rounds) 331-339 ->
+/// 280-292 us, the library's 18 launches one; the GPU's resident wave still caps the tiles
+/// (residentBlocks: 40-byte items fit 5 blocks a multiprocessor).
+constexpr std::size_t kSmallMergeTiles = 1024;
 
 /// The merge rounds that smallMergeKernel runs after sorting its tiles: one a doubling of the
 /// sorted width, kSmallMergeItems, until it covers all n items.
