@@ -153,14 +153,20 @@ struct StartsLeaf
 };
 
 /// The leaf words from the leaves' first points, one thread per word: the leaves before it by
-/// a binary search, then its leaves' starts.
+/// a binary search, then its leaves' starts. The first word's thread also writes the leaves'
+/// last entry, m, which no thread here reads.
 struct MakeLeafWords
 {
-  const Index* firstPointOfLeaf; ///< [L+1], the last entry m
-  Index leaves;                  ///< L
-  LeafWord* leafWords;           ///< [ceil(m/32)]
+  Index* firstPointOfLeaf; ///< [L+1], the first L read, the last written
+  Index leaves;            ///< L
+  Index points;            ///< m
+  LeafWord* leafWords;     ///< [ceil(m/32)]
   EMST_HD void operator()(std::size_t word) const
   {
+    if (word == 0)
+    {
+      firstPointOfLeaf[leaves] = points;
+    }
     Index const from = static_cast<Index>(word * 32);
     Index lo = 0; // the first leaf starting at or after `from`: in [lo, hi]
     Index hi = leaves;
@@ -299,12 +305,11 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
     cells.firstPointOfLeaf = Buffer<Index, Exec>(exec, cells.leaves + 1);
     exec.selectIndices(m, cells.firstPointOfLeaf.data(), startsLeaf);
   }
-  exec.fill(cells.firstPointOfLeaf.data() + cells.leaves, 1, static_cast<Index>(m));
   std::size_t const words = (m + 31) / 32;
   cells.leafWords = Buffer<LeafWord, Exec>(exec, words);
   exec.forEach(words,
-    MakeLeafWords{
-      cells.firstPointOfLeaf.data(), static_cast<Index>(cells.leaves), cells.leafWords.data() });
+    MakeLeafWords{ cells.firstPointOfLeaf.data(), static_cast<Index>(cells.leaves),
+      static_cast<Index>(m), cells.leafWords.data() });
   cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
   cells.exactOfPoint = Buffer<T, Exec>(exec, Exec::kCopiesExactCoordinates ? m * Dim : 0);
   exec.forEach(m,

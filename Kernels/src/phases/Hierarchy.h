@@ -68,12 +68,15 @@ struct HierarchyArrays
   Index* parentOfLeaf;       ///< [L] parent | slot << 31
 };
 
+/// Karras 2012, one thread per node; each also clears its node's climb count (Climb) and the
+/// root's parent reference: two launches fewer in a set-up that the host's calls bound.
 template <int Dim>
 struct BuildRadixTree
 {
   const std::uint64_t* keyOfLeaf; ///< [L], strictly increasing
   long long leaves;
   HierarchyArrays<Dim> tree; ///< written
+  Index* visitsOfNode;       ///< [L-1] zeroed
 
   EMST_HD int delta(long long a, long long b) const
   {
@@ -87,6 +90,11 @@ struct BuildRadixTree
   EMST_HD void operator()(std::size_t index) const
   {
     long long const i = static_cast<long long>(index);
+    visitsOfNode[index] = 0;
+    if (index == 0)
+    {
+      tree.parentOfNode[0] = kNone; // the root, no node's child
+    }
     int const d = delta(i, i + 1) - delta(i, i - 1) >= 0 ? 1 : -1;
     int const deltaMin = delta(i, i - d);
     long long lengthMax = 2;
@@ -545,11 +553,11 @@ Hierarchy<Exec, Dim> buildHierarchy(
       thrust::gather(exec.policy(), cells.firstPointOfLeaf.data(),
         cells.firstPointOfLeaf.data() + leaves, codeOfPoint.data(), keyOfLeaf.data());
       codeOfPoint.reset();
-      exec.fill(tree.parentOfNode, 1, kNone);
-      exec.forEach(
-        internal, BuildRadixTree<Dim>{ keyOfLeaf.data(), static_cast<long long>(leaves), tree });
+      exec.forEach(internal,
+        BuildRadixTree<Dim>{
+          keyOfLeaf.data(), static_cast<long long>(leaves), tree, visitsOfNode.data() });
     }
-    exec.fill(visitsOfNode.data(), internal, 0u); // one climb: the second arriver goes on
+    // One climb (the visits zeroed above): the second arriver goes on.
     exec.forEach(leaves,
       Climb<Dim, BoxSummary<Dim>>{
         { cells.recordOfPoint.data(), cells.arrays(), tree.nodes }, tree, visitsOfNode.data() });
