@@ -14,7 +14,9 @@
 #              more, which the small test clouds do not take by default) and the searchers
 #              listed from round two (EMST_LIST_FROM=2: 3D sets of 7*2^16 points or more, 2D
 #              of 2^22)                                                      -> lean.log
-#   memcheck   compute-sanitizer memcheck on the small CUDA tests           -> memcheck.log
+#   memcheck   compute-sanitizer memcheck on the small CUDA tests, each buffer an allocation of
+#              its own (EMST_CUDA_ARENA=0: pieces of a run's one block would hide an overrun
+#              into the next piece from the tool)                          -> memcheck.log
 #   racecheck  compute-sanitizer racecheck on the small CUDA tests          -> racecheck.log
 #   cut        run_benchmarks.sh --cut-only (CUDA): emst_benchmark --cut, TreeCutter re-cuts of
 #              the tree of uniform_1e7_3d, cosmo_1e7_3d and every data set    -> cut.md (+ its log)
@@ -292,7 +294,7 @@ for tool in memcheck racecheck; do
   [ $tool = memcheck ] && extra=(--leak-check no)
   limit=180
   [ $tool = racecheck ] && limit=300 # about 180 s for the 33 small tests of ba07fd3
-  EMST_REQUIRE_CUDA=1 run_step $tool $limit "$logfile" 0 "$sanitizer" --tool $tool --error-exitcode 99 \
+  EMST_CUDA_ARENA=0 EMST_REQUIRE_CUDA=1 run_step $tool $limit "$logfile" 0 "$sanitizer" --tool $tool --error-exitcode 99 \
     --print-limit 50 "${extra[@]}" "$tests_bin" --gtest_color=no "--gtest_filter=$filter"
   note="$(gtest_counts "$logfile"); $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logfile" | tail -1)"
   record $tool "$step_status" "$step_seconds" "$tool.log" "$note"

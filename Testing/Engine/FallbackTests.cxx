@@ -6,7 +6,8 @@
 // made small with EMST_CUDA_MEMORY_LIMIT_MB, which caps the engine's device allocations, so the
 // failure happens in the middle of a run (after the upload), where the clean-up matters.
 // Memory that holds the lean layout and not the fast one (EMST_CUDA_FREE_MB, what the plan sees):
-// the run takes the lean layout, keeps within the plan, and gives the same tree.
+// the run takes the lean layout, keeps within the plan, and gives the same tree. A small run's
+// buffers in one block, in the pool's allocations or in both: the same run.
 #include "TestSupport.h"
 #include "backends/Layouts.h"
 
@@ -144,5 +145,37 @@ TEST(Fallback, RunsKeepWithinThePlansFigures)
     }
     EXPECT_LT(runs[1]->stats.peakBackendBytes, runs[0]->stats.peakBackendBytes);
     EXPECT_TRUE(sameEdgeLists(runs[1]->edges, runs[0]->edges));
+  }
+}
+
+TEST(Fallback, OneBlockOrThePoolGiveTheSameRun)
+{
+  if (skipUnlessRunnable(Backend::Cuda))
+  {
+    GTEST_SKIP() << "CUDA not usable here";
+  }
+  // A small run's buffers are pieces of one block (CudaExec::reserveArena); each from the pool
+  // (EMST_CUDA_ARENA=0), or from both where a block of 1 MiB holds only some: the same tree and
+  // the same peak, which counts the bytes asked for wherever they lie. Clustered points, and
+  // integer points (duplicates, tied lengths: the output's gathered runs).
+  Rng rng(5);
+  std::vector<Cloud> clouds;
+  clouds.push_back(fallbackCloud());
+  clouds.push_back(
+    makeCloud("integer 3D", 3, emst::ScalarType::Float32, integerPoints(rng, 100000, 3, 60)));
+  for (const Cloud& cloud : clouds)
+  {
+    SCOPED_TRACE(cloud.label);
+    const auto block = runEngine(cloud, optionsFor(Backend::Cuda));
+    ASSERT_TRUE(block);
+    for (const char* arena : { "0", "1" })
+    {
+      SCOPED_TRACE(std::string("EMST_CUDA_ARENA=") + arena);
+      ScopedEnv knob("EMST_CUDA_ARENA", arena);
+      const auto other = runEngine(cloud, optionsFor(Backend::Cuda));
+      ASSERT_TRUE(other);
+      EXPECT_TRUE(sameEdgeLists(other->edges, block->edges));
+      EXPECT_EQ(other->stats.peakBackendBytes, block->stats.peakBackendBytes);
+    }
   }
 }

@@ -316,6 +316,7 @@ Result runOnCuda(const PointCloudView& points, const Options& options, double gi
             " MiB needed, " + std::to_string(available >> 20) + " MiB free");
       }
       exec.useLeanLayout(plan.lean);
+      exec.reserveArena(plan.needed);
 
       Result result;
       result.stats.backend = Backend::Cuda;

@@ -6,6 +6,7 @@
 // stream-ordered pool. Every CUDA call and every launch is checked.
 #pragma once
 
+#include "backends/BlockArena.h"
 #include "backends/Layouts.h"
 #include "base/Atomics.h"
 #include "base/Buffer.h"
@@ -510,6 +511,12 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
     }
   }
 }
+
+/// The largest block CudaExec::reserveArena takes for a run: runs up to a few million points
+/// (the plan's bytes: 72 a point in 3D, the input and 16 MiB of scratch), whose set-up and output
+/// the host's allocations slow; a larger run spends milliseconds on the GPU for each of its
+/// microseconds of allocation, and keeps the pool's exact sizes.
+constexpr std::size_t kArenaMostBytes = std::size_t(256) << 20;
 
 /// The small merge sort (CudaExec::sortByLess up to kSmallMergeTiles tiles): one tile of
 /// kSmallMergeItems items a block, four a thread (the library's tile for 16-byte items: each
@@ -1021,6 +1028,10 @@ public:
     ReadBackSlots::give(this->Slot);
     this->deallocate(this->ListCounters, kListCounters * sizeof(unsigned long long));
     this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
+    if (this->ArenaBlock)
+    {
+      cudaFreeAsync(this->ArenaBlock, this->Stream);
+    }
     for (cudaEvent_t event : this->Events)
     {
       cudaEventDestroy(event);
@@ -1307,11 +1318,53 @@ public:
     this->deallocate(tileMaximum, bytes);
   }
 
+  /// A run's device memory as one block of `bytes` (its plan's), carved into its buffers on the
+  /// host (BlockArena) instead of a stream-ordered allocation and free each, where the block is
+  /// small enough (kArenaMostBytes) and the device has it; what the block cannot hold comes from
+  /// the pool as before. One stream orders every use of a piece before its next owner's, as it
+  /// orders the pool's reuse. A small run is bound by the host's calls until its rounds start:
+  /// H200, tsp_monalisa100k: 57 allocations and 41 frees took about 150 us of the host's 830
+  /// (RESULTS.md, 2026-12-01). Knob EMST_CUDA_ARENA: 0, the pool's allocations always; N > 0,
+  /// a block of N MiB whatever the plan (for tests: a block too small for the run, whose
+  /// buffers then come from both).
+  void reserveArena(std::size_t bytes)
+  {
+    if (const char* knob = std::getenv("EMST_CUDA_ARENA"))
+    {
+      bytes = static_cast<std::size_t>(std::strtoull(knob, nullptr, 10)) << 20;
+    }
+    else if (bytes > kArenaMostBytes)
+    {
+      return;
+    }
+    if (this->ArenaBlock || bytes == 0)
+    {
+      return;
+    }
+    if (cudaMallocAsync(&this->ArenaBlock, bytes, this->Stream) != cudaSuccess)
+    {
+      (void)cudaGetLastError(); // too little memory for one block: the pool's allocations
+      this->ArenaBlock = nullptr;
+      return;
+    }
+    this->Arena.reset(bytes);
+  }
+
   void* allocate(std::size_t bytes)
   {
     if (bytes == 0)
     {
       return nullptr;
+    }
+    if (this->ArenaBlock && this->Current + bytes <= this->Limit)
+    {
+      std::size_t const offset = this->Arena.take(bytes);
+      if (offset != BlockArena::kNone)
+      {
+        this->Current += bytes;
+        this->Peak = this->Current > this->Peak ? this->Current : this->Peak;
+        return static_cast<char*>(this->ArenaBlock) + offset;
+      }
     }
     void* p = nullptr;
     cudaError_t const status = this->Current + bytes > this->Limit
@@ -1335,6 +1388,13 @@ public:
   }
   void deallocate(void* p, std::size_t bytes) noexcept
   {
+    std::size_t const offset = this->arenaOffset(p);
+    if (offset != BlockArena::kNone)
+    {
+      this->Arena.give(offset, bytes);
+      this->Current -= bytes;
+      return;
+    }
     if (p)
     {
       cudaFreeAsync(p, this->Stream); // in a destructor: an error here is reported elsewhere
@@ -1342,6 +1402,14 @@ public:
     }
   }
   std::size_t peakBytes() const { return this->Peak; }
+  /// Where p lies in the arena's block, or BlockArena::kNone (no block, or p outside it).
+  std::size_t arenaOffset(const void* p) const
+  {
+    auto const at = reinterpret_cast<std::uintptr_t>(p);
+    auto const block = reinterpret_cast<std::uintptr_t>(this->ArenaBlock);
+    return this->ArenaBlock && at >= block && this->Arena.holds(at - block) ? at - block
+                                                                            : BlockArena::kNone;
+  }
 
   template <class T>
   void fill(T* p, std::size_t n, T value)
@@ -1412,9 +1480,11 @@ public:
   /// Each is also an NVTX range of its name, so that profiles show the phases.
   void beginPhase(const std::string& name)
   {
+    // A phase that follows another starts at its stop: one event recorded for both.
+    bool const follows = this->Open;
     this->endCompute();
     this->PhaseNames.push_back(name);
-    this->PhaseStart.push_back(this->newEvent());
+    this->PhaseStart.push_back(follows ? this->PhaseStop.back() : this->newEvent());
     this->PhaseRange = nvtxRangeStartA(name.c_str());
     this->Open = true;
   }
@@ -1664,6 +1734,8 @@ private:
   std::size_t SmallMergeTiles = 0; ///< sorts by less of at most that many tiles: smallMergeKernel
   std::size_t Multiprocessors = 128;
   std::size_t Limit = ~std::size_t(0);
+  void* ArenaBlock = nullptr; ///< reserveArena's block, or null
+  BlockArena Arena;           ///< its free ranges
   std::size_t Current = 0;
   std::size_t Peak = 0;
   double DownloadMs = 0.0;
