@@ -106,8 +106,9 @@ public:
 private:
   static std::size_t rounded(std::size_t bytes)
   {
-    return bytes > ~std::size_t(0) - kAlignment ? 0
-                                                 : (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    return bytes > ~std::size_t(0) - kAlignment
+      ? 0
+      : (bytes + kAlignment - 1) / kAlignment * kAlignment;
   }
 
   std::size_t Capacity = 0;
