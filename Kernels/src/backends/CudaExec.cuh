@@ -1356,20 +1356,21 @@ public:
     {
       return nullptr;
     }
-    if (this->ArenaBlock && this->Current + bytes <= this->Limit)
+    void* p = nullptr;
+    cudaError_t status = cudaErrorMemoryAllocation; // past the limit
+    if (this->Current + bytes <= this->Limit)
     {
-      std::size_t const offset = this->Arena.take(bytes);
+      std::size_t const offset = this->Arena.take(bytes); // kNone without a block
       if (offset != BlockArena::kNone)
       {
-        this->Current += bytes;
-        this->Peak = this->Current > this->Peak ? this->Current : this->Peak;
-        return static_cast<char*>(this->ArenaBlock) + offset;
+        p = static_cast<char*>(this->ArenaBlock) + offset;
+        status = cudaSuccess;
+      }
+      else
+      {
+        status = cudaMallocAsync(&p, bytes, this->Stream);
       }
     }
-    void* p = nullptr;
-    cudaError_t const status = this->Current + bytes > this->Limit
-      ? cudaErrorMemoryAllocation
-      : cudaMallocAsync(&p, bytes, this->Stream);
     if (status != cudaSuccess)
     {
       (void)cudaGetLastError();
@@ -1388,28 +1389,22 @@ public:
   }
   void deallocate(void* p, std::size_t bytes) noexcept
   {
+    if (!p)
+    {
+      return;
+    }
     std::size_t const offset = this->arenaOffset(p);
     if (offset != BlockArena::kNone)
     {
       this->Arena.give(offset, bytes);
-      this->Current -= bytes;
-      return;
     }
-    if (p)
+    else
     {
       cudaFreeAsync(p, this->Stream); // in a destructor: an error here is reported elsewhere
-      this->Current -= bytes;
     }
+    this->Current -= bytes;
   }
   std::size_t peakBytes() const { return this->Peak; }
-  /// Where p lies in the arena's block, or BlockArena::kNone (no block, or p outside it).
-  std::size_t arenaOffset(const void* p) const
-  {
-    auto const at = reinterpret_cast<std::uintptr_t>(p);
-    auto const block = reinterpret_cast<std::uintptr_t>(this->ArenaBlock);
-    return this->ArenaBlock && at >= block && this->Arena.holds(at - block) ? at - block
-                                                                            : BlockArena::kNone;
-  }
 
   template <class T>
   void fill(T* p, std::size_t n, T value)
@@ -1514,6 +1509,14 @@ public:
   }
 
 private:
+  /// Where p lies in the arena's block, or BlockArena::kNone (no block: its capacity is 0).
+  std::size_t arenaOffset(const void* p) const
+  {
+    auto const at = reinterpret_cast<std::uintptr_t>(p);
+    auto const block = reinterpret_cast<std::uintptr_t>(this->ArenaBlock);
+    return at >= block && this->Arena.holds(at - block) ? at - block : BlockArena::kNone;
+  }
+
   template <int Block, int MinBlocks, class F>
   void launchUnlessDone(std::size_t n, const std::uint32_t* components, const F& f)
   {
