@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -45,12 +46,15 @@ static_assert(sizeof(OutputEdge) == sizeof(Edge) && alignof(OutputEdge) == align
 /// The rounds' counters, kept on the backend so that several rounds are queued without waiting
 /// for the host (a round that starts with one component does nothing):
 ///   [0] edges emitted, [r] components before round r ([1] = m),
-///   [kSearchers + r] the points listed to search in round r.
+///   [kSearchers + r] the points listed to search in round r,
+///   [kCurrent + 0..3] a replayed round's (ReplayedRounds): the components before it and after
+///   it, its listed points, its number; AdvanceReplayedRound moves them on.
 struct RoundCounters
 {
   static constexpr int kMaxRounds = 62;
   static constexpr int kSearchers = kMaxRounds + 2;
-  static constexpr int kCount = kSearchers + kMaxRounds + 1;
+  static constexpr int kCurrent = kSearchers + kMaxRounds + 1;
+  static constexpr int kCount = kCurrent + 4;
 
   std::uint32_t* counters; ///< [kCount]
 
@@ -58,7 +62,76 @@ struct RoundCounters
   const std::uint32_t* before(int round) const { return this->counters + round; }
   std::uint32_t* after(int round) const { return this->counters + round + 1; }
   std::uint32_t* searchers(int round) const { return this->counters + kSearchers + round; }
+  std::uint32_t* current() const { return this->counters + kCurrent; }
 };
+
+/// Where a round's counts are: the round's own entries, or the replayed round's slots.
+struct RoundSlots
+{
+  const std::uint32_t* before;
+  std::uint32_t* after;
+  std::uint32_t* searchers;
+};
+
+/// Before the first replayed round `round`: its slots take its count of components (which the
+/// round before wrote to its own entry), the others start at zero.
+struct EnterReplayedRounds
+{
+  std::uint32_t* counters; ///< [RoundCounters::kCount]
+  std::uint32_t round;
+  EMST_HD void operator()(std::size_t) const
+  {
+    std::uint32_t* const current = counters + RoundCounters::kCurrent;
+    current[0] = counters[round];
+    current[1] = 0;
+    current[2] = 0;
+    current[3] = round;
+  }
+};
+
+/// The end of a replayed round, one thread: its count after it into its entry of the history
+/// (what the host's looks and checkRounds read), and the slots for the next round.
+struct AdvanceReplayedRound
+{
+  std::uint32_t* counters; ///< [RoundCounters::kCount]
+  EMST_HD void operator()(std::size_t) const
+  {
+    std::uint32_t* const current = counters + RoundCounters::kCurrent;
+    std::uint32_t const round = current[3];
+    std::uint32_t const after = current[1];
+    counters[round + 1] = after;
+    current[0] = after;
+    current[1] = 0;
+    current[2] = 0;
+    current[3] = round + 1;
+  }
+};
+
+/// The first round that replays one queued round (ReplayedRounds), 0 for none: from round three
+/// (rounds one and two each queue passes of their own), on a backend whose launches cost the
+/// host more than the GPU runs them (Exec::kReplaysRounds: CUDA), for runs of fewer than
+/// kReplayedBelow distinct points, where the rounds' kernels are short, and never where a round
+/// lists its searchers (listsSearchers). Such runs keep no
+/// frozen labels (FrozenLabels: a round of their own, and within noise below 10^6 points). Knob
+/// EMST_REPLAY_ROUNDS (read each run): 0 never, 1 on any run and backend (the CPU runs the same
+/// slots, its replay the body itself: how the CPU's suites cover them), else the default.
+constexpr std::size_t kReplayedBelow = std::size_t(1) << 19;
+inline int replayedRoundsFrom(std::size_t m, int dim, bool backendReplays, bool backendLists)
+{
+  const char* value = std::getenv("EMST_REPLAY_ROUNDS"); // once a run
+  int const knob = value ? std::atoi(value) : -1;
+  if (knob == 0)
+  {
+    return 0;
+  }
+  // A listed search takes a counter of its own each launch (Exec::forEachListed): no replay
+  // where any round lists (from some round on: the last one tells).
+  if (listsSearchers(RoundCounters::kMaxRounds, m, dim, backendLists))
+  {
+    return 0;
+  }
+  return knob == 1 || (backendReplays && m < kReplayedBelow) ? 3 : 0;
+}
 
 /// The counters' start, one pass: every count 0 but the components before round one, m.
 struct StartCounters
@@ -334,6 +407,8 @@ private:
     RoundCounters counters;
     TreeEdges edges;
     FrozenLabels frozen;
+    int replayFrom = 0;          ///< the first replayed round (replayedRoundsFrom), 0: none
+    std::size_t replayKnown = 0; ///< the components before it: the replays' launch sizes
   };
 
   /// Cells, hierarchy, then Borůvka rounds until one component is left: writes the m-1 tree
@@ -392,7 +467,8 @@ private:
     rounds.edges.edgePoints = edgePoints.data();
     rounds.edges.edgeCount = rounds.counters.edgeCount();
     rounds.edges.capacity = static_cast<std::uint32_t>(m - 1);
-    rounds.frozen.from = frozenLabelsFrom();
+    rounds.replayFrom = replayedRoundsFrom(m, Dim, Exec::kReplaysRounds, Exec::kListsSearchers);
+    rounds.frozen.from = rounds.replayFrom > 0 ? 0 : frozenLabelsFrom();
     rounds.frozen.labels =
       rounds.frozen.from > 0 ? rounds.counters.before(rounds.frozen.from) : nullptr;
 
@@ -429,12 +505,43 @@ private:
 
   /// One Borůvka round, queued without any host wait. counters.before(round) holds the
   /// components before it, counters.after(round) receives those after; `known` (the count at
-  /// the host's last look) bounds them and sizes the per-component launches.
+  /// the host's last look) bounds them and sizes the per-component launches. From
+  /// r.replayFrom on, every round is the same launches (ReplayedRounds): its counts in the
+  /// replays' slots, sized by the count before the first of them, then moved on by
+  /// AdvanceReplayedRound, all as one Exec::replay.
   template <class M>
   void enqueueRound(int round, std::size_t known, Rounds<M>& r)
   {
-    // Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2, connect, compact.
-    const std::uint32_t* const before = r.counters.before(round);
+    std::uint32_t* const current = r.counters.current();
+    if (r.replayFrom == 0 || round < r.replayFrom)
+    {
+      this->queueRound(round, known, r,
+        RoundSlots{
+          r.counters.before(round), r.counters.after(round), r.counters.searchers(round) });
+      return;
+    }
+    if (round == r.replayFrom)
+    {
+      this->X.forEach(
+        1, EnterReplayedRounds{ r.counters.counters, static_cast<std::uint32_t>(round) });
+      r.replayKnown = known;
+    }
+    this->X.replay(0, current + 3,
+      [&]
+      {
+        // The same for every replayed round: only the slots' values change.
+        this->queueRound(
+          r.replayFrom, r.replayKnown, r, RoundSlots{ current, current + 1, current + 2 });
+        this->X.forEach(1, AdvanceReplayedRound{ r.counters.counters });
+      });
+  }
+
+  /// The round's launches (Qiao & Créput 2021, Fig. 1 and section 4: FindMin1, FindMin2,
+  /// connect, compact), its counts where `slots` says.
+  template <class M>
+  void queueRound(int round, std::size_t known, Rounds<M>& r, const RoundSlots& slots)
+  {
+    const std::uint32_t* const before = slots.before;
     if (round == r.frozen.from)
     {
       std::size_t const m = r.search.points.count;
@@ -446,13 +553,13 @@ private:
     }
     if (round == 1)
     {
-      this->firstSearches(r, before);
+      this->firstSearches(r, before, slots.searchers);
     }
     else
     {
       r.arena->prepare(this->X, round, known, before);
-      findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, round, before,
-        r.counters.searchers(round), r.frozen);
+      findMin1(
+        this->X, r.search, r.labelOfLeaf, *r.arena, round, before, slots.searchers, r.frozen);
     }
     ComponentArrays const& comps = r.arena->ofRound(round);
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
@@ -461,17 +568,16 @@ private:
     }
     connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before,
       ComponentArena<Exec>::hooksAreAnswers(round));
-    compact(this->X, comps, known, before, r.counters.after(round));
+    compact(this->X, comps, known, before, slots.after);
   }
 
   /// Round one's FindMin1; then what only its bottom-up searches read is freed (unless later
   /// rounds search bottom-up too: EMST_SEARCH) and the arena takes its room, so that the two
   /// are never held at once.
   template <class M>
-  void firstSearches(Rounds<M>& r, const std::uint32_t* before)
+  void firstSearches(Rounds<M>& r, const std::uint32_t* before, std::uint32_t* searchers)
   {
-    findMin1(
-      this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, r.counters.searchers(1), r.frozen);
+    findMin1(this->X, r.search, r.labelOfLeaf, *r.arena, 1, before, searchers, r.frozen);
     if (!searchesBottomUp(2, r.search.points.count, Dim, Exec::kDefersClimbs))
     {
       r.hierarchy->releaseClimbs();

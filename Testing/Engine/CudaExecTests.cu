@@ -196,6 +196,97 @@ TEST(CudaExec, RunningMaximumRepeatedOnOneExec)
   cudaFree(dComponents);
 }
 
+/// Labels in runs of a length that the device's serial sets: a replayed pass whose result
+/// differs from one replay to the next.
+EMST_HD inline Index serialLabel(std::size_t j, std::uint32_t serial)
+{
+  std::size_t const run = 1 + (serial * 37u) % 500u;
+  return static_cast<Index>(((j / run) * 2654435761u) % 7u);
+}
+struct SerialLabels
+{
+  Index* label;
+  const std::uint32_t* serial;
+  __device__ void operator()(std::size_t j) const { label[j] = serialLabel(j, *serial); }
+};
+struct NextSerial
+{
+  std::uint32_t* serial;
+  __device__ void operator()(std::size_t) const { *serial += 1; }
+};
+
+TEST(CudaExec, ReplayedRunningMaximaAreEachTheirOwn)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  // A captured body replayed (CudaExec::replay, as Boruvka's replayed rounds): labels set by a
+  // device serial, their running maximum over many tiles, the serial moved on; between the
+  // replays, calls of the exec's own on other labels. Every replay's maximum is its own labels'
+  // (the tiles' words carry the replays' epochs and the host's apart, the ticket is zero again).
+  // Three runs, each an exec and buffers of its own: the second and third update the graph the
+  // one before kept (KeptGraphs) to their buffers; without graphs, the bodies queued as they are.
+  constexpr std::size_t kTile = emst::detail::kScanTile;
+  std::size_t const n = 40 * kTile + 7;
+  std::vector<Index> const otherLabel = runsOfLabels(9 * kTile + 1, 3.0, 5);
+  for (const char* graphs : { "", "", "", "0" })
+  {
+    SCOPED_TRACE(std::string("EMST_CUDA_GRAPHS=") + graphs);
+    std::optional<emsttest::ScopedEnv> knob;
+    if (*graphs)
+    {
+      knob.emplace("EMST_CUDA_GRAPHS", graphs);
+    }
+    std::uint32_t* const dSerial = deviceCopy(std::vector<std::uint32_t>{ 3u });
+    std::uint32_t* const dComponents = deviceCopy(std::vector<std::uint32_t>{ 2u });
+    Index* const dLabel = deviceCopy(std::vector<Index>(n, 0u));
+    Index* const dOut = deviceCopy(std::vector<Index>(n, 0xFFFFFFFEu));
+    Index* const dOtherLabel = deviceCopy(otherLabel);
+    Index* const dOtherOut = deviceCopy(std::vector<Index>(otherLabel.size(), 0u));
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    {
+      CudaExec exec(stream);
+      // The running maxima's tile words exist before the capture (a replayed body allocates
+      // nothing: CudaExec::replay, which would throw).
+      exec.runningMaximum(n, dComponents, RunStarts{ dLabel }, dOut);
+      for (std::uint32_t serial = 3; serial < 8; ++serial)
+      {
+        SCOPED_TRACE("serial " + std::to_string(serial));
+        exec.replay(0, dSerial,
+          [&]
+          {
+            exec.forEach(n, SerialLabels{ dLabel, dSerial });
+            exec.runningMaximum(n, dComponents, RunStarts{ dLabel }, dOut);
+            exec.forEach(1, NextSerial{ dSerial });
+          });
+        exec.runningMaximum(otherLabel.size(), dComponents, RunStarts{ dOtherLabel }, dOtherOut);
+        ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+        std::vector<Index> label(n);
+        for (std::size_t j = 0; j < n; ++j)
+        {
+          label[j] = serialLabel(j, serial);
+        }
+        std::vector<Index> got(n);
+        ASSERT_EQ(
+          cudaMemcpy(got.data(), dOut, n * sizeof(Index), cudaMemcpyDeviceToHost), cudaSuccess);
+        EXPECT_EQ(got, serialRunningMaximum(label));
+        std::vector<Index> other(otherLabel.size());
+        ASSERT_EQ(
+          cudaMemcpy(other.data(), dOtherOut, other.size() * sizeof(Index), cudaMemcpyDeviceToHost),
+          cudaSuccess);
+        EXPECT_EQ(other, serialRunningMaximum(otherLabel));
+      }
+    }
+    cudaStreamDestroy(stream);
+    for (void* p : std::vector<void*>{ dSerial, dComponents, dLabel, dOut, dOtherLabel, dOtherOut })
+    {
+      cudaFree(p);
+    }
+  }
+}
+
 /// Whether value[i] is a multiple of `divisor` (count's predicate).
 struct IsMultiple
 {

@@ -13,6 +13,8 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace emsttest;
 using emst::Backend;
@@ -176,6 +178,53 @@ TEST(Fallback, OneBlockOrThePoolGiveTheSameRun)
       ASSERT_TRUE(other);
       EXPECT_TRUE(sameEdgeLists(other->edges, block->edges));
       EXPECT_EQ(other->stats.peakBackendBytes, block->stats.peakBackendBytes);
+    }
+  }
+}
+
+TEST(Fallback, ReplayedRoundsGiveTheSameTree)
+{
+  if (skipUnlessRunnable(Backend::Cuda))
+  {
+    GTEST_SKIP() << "CUDA not usable here";
+  }
+  // A small run's rounds from the third replay one captured round (ReplayedRounds): the same
+  // tree, and the same rounds, as the rounds queued one by one (EMST_REPLAY_ROUNDS=0), as the
+  // replays' slots without graphs (EMST_CUDA_GRAPHS=0) and as the CPU's. Uniform and clustered
+  // points, integer points (duplicates, tied lengths), a lattice (every length tied), in 2D and
+  // 3D, float and double.
+  Rng rng(11);
+  std::vector<Cloud> clouds;
+  clouds.push_back(
+    makeCloud("uniform 3D", 3, emst::ScalarType::Float32, uniformPoints(rng, 60000, 3)));
+  clouds.push_back(
+    makeCloud("clustered 3D", 3, emst::ScalarType::Float64, clusteredPoints(rng, 80000, 3)));
+  clouds.push_back(
+    makeCloud("integer 2D", 2, emst::ScalarType::Float32, integerPoints(rng, 50000, 2, 150)));
+  clouds.push_back(
+    makeCloud("lattice 2D", 2, emst::ScalarType::Float32, latticePoints(230, 190, 1)));
+  for (const Cloud& cloud : clouds)
+  {
+    SCOPED_TRACE(cloud.label);
+    const auto cpu = runEngine(cloud, optionsFor(Backend::Cpu));
+    ASSERT_TRUE(cpu);
+    const auto replayed = runEngine(cloud, optionsFor(Backend::Cuda));
+    ASSERT_TRUE(replayed);
+    EXPECT_TRUE(sameEdgeLists(cpu->edges, replayed->edges));
+    if (cloud.label.find("lattice") == std::string::npos) // a lattice: one round, every length ties
+    {
+      EXPECT_GE(replayed->stats.rounds, 4) << "no round replayed";
+    }
+    for (auto const& [knob, value] :
+      { std::pair<const char*, const char*>{ "EMST_REPLAY_ROUNDS", "0" },
+        { "EMST_CUDA_GRAPHS", "0" } })
+    {
+      SCOPED_TRACE(std::string(knob) + "=" + value);
+      ScopedEnv setting(knob, value);
+      const auto other = runEngine(cloud, optionsFor(Backend::Cuda));
+      ASSERT_TRUE(other);
+      EXPECT_TRUE(sameEdgeLists(replayed->edges, other->edges));
+      EXPECT_EQ(other->stats.rounds, replayed->stats.rounds);
     }
   }
 }

@@ -54,6 +54,9 @@ public:
   static constexpr bool kListsSearchers = false;
   /// No deferred climbs in round one (deferredClimbLevels): a core has no idle lanes to fill.
   static constexpr bool kDefersClimbs = false;
+  /// No replayed rounds by default (ReplayedRounds): nothing to save on a CPU's loops; with
+  /// EMST_REPLAY_ROUNDS=1 the rounds take the replays' slots all the same (replay runs the body).
+  static constexpr bool kReplaysRounds = false;
   /// Round one lists each point's 6 nearest (answerFromList), and the later rounds search far
   /// less: 2 cores, uniform 1e6 3D, three alternating blocks, 975-989 ms without lists, 838-846
   /// with 4 entries, 796-803 with 6 (round one about 177, 330, 420 ms; the later rounds 590, 330,
@@ -193,6 +196,13 @@ public:
   void sortByLess(Items& items, const Less& less) // a Buffer of this or a derived Exec
   {
     thrust::sort(this->policy(), items.data(), items.end(), less);
+  }
+
+  /// Work queued again and again alike (CudaExec::replay): here simply run.
+  template <class Body>
+  void replay(std::size_t, const std::uint32_t*, Body&& body)
+  {
+    body();
   }
 
   /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless *components <= 1.

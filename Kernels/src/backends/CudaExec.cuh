@@ -512,6 +512,54 @@ __global__ void __launch_bounds__(kSmallSortBlock) smallSortKernel(K* keys0, K* 
   }
 }
 
+/// Instantiated graphs kept from one run to the next (CudaExec::replay): for each kind of
+/// replayed body (keptGraphs' type) and device, the graph of the last run that replayed one,
+/// for the next run of the process to update with its own arguments instead of instantiating
+/// one (H200 host, 80 small kernels: instantiated 190-370 us, captured again and updated 70 +
+/// 15 us; RESULTS.md, 2026-12-02). A run takes it for its own while it replays; the graphs stay
+/// until the process ends.
+class KeptGraphs
+{
+public:
+  /// The kept graph of `device`, now the caller's, or null.
+  cudaGraphExec_t take(int device)
+  {
+    std::lock_guard<std::mutex> const guard(this->Lock);
+    if (device < 0 || device >= kDevices)
+    {
+      return nullptr;
+    }
+    cudaGraphExec_t const graph = this->Graph[device];
+    this->Graph[device] = nullptr;
+    return graph;
+  }
+
+  /// `graph` (idle) kept for `device`'s next run, or destroyed where one is kept already.
+  void give(int device, cudaGraphExec_t graph)
+  {
+    std::lock_guard<std::mutex> const guard(this->Lock);
+    if (device >= 0 && device < kDevices && !this->Graph[device])
+    {
+      this->Graph[device] = graph;
+      return;
+    }
+    cudaGraphExecDestroy(graph);
+  }
+
+private:
+  static constexpr int kDevices = 16;
+  std::mutex Lock;
+  cudaGraphExec_t Graph[kDevices] = {};
+};
+
+/// The kept graphs of one kind of replayed body.
+template <class Body>
+KeptGraphs& keptGraphs()
+{
+  static KeptGraphs kept; // its graphs outlive it: no CUDA call after the runtime has gone
+  return kept;
+}
+
 /// The largest block CudaExec::reserveArena takes for a run: runs up to a few million points
 /// (the plan's bytes: 72 a point in 3D, the input and 16 MiB of scratch), whose set-up and output
 /// the host's allocations slow; a larger run spends milliseconds on the GPU for each of its
@@ -737,14 +785,15 @@ __device__ __forceinline__ void writeTile(
 }
 
 /// Up to kScanTilesReduced tiles: out[i] = max f(0..i) in one launch. Blocks take tiles in the
-/// order they start (a ticket, zero on entry), so that a block waits only on blocks already
-/// running: each publishes its tile's maximum with the call's `epoch` in one 64-bit word
-/// (statusOfTile, whose older words carry smaller epochs), then reduces the maxima of all the
-/// tiles before its own, waiting for any not yet published.
+/// order they start (a ticket, zero on entry, zero again once all are taken), so that a block
+/// waits only on blocks already running: each publishes its tile's maximum with the call's
+/// epoch in one 64-bit word (statusOfTile, whose words carry other calls' epochs), then reduces
+/// the maxima of all the tiles before its own, waiting for any not yet published.
 template <class F>
 __global__ void __launch_bounds__(kScanBlock)
   onePassMaximumKernel(std::size_t n, const std::uint32_t* components, F f,
-    unsigned long long* ticket, unsigned long long* statusOfTile, std::uint32_t epoch, Index* out)
+    unsigned long long* ticket, unsigned long long* statusOfTile, std::uint32_t hostEpoch,
+    const std::uint32_t* serial, Index* out)
 {
   followPreviousKernel();
   if (*components <= 1)
@@ -755,10 +804,18 @@ __global__ void __launch_bounds__(kScanBlock)
   __shared__ Index shared;
   if (threadIdx.x == 0)
   {
-    shared = static_cast<Index>(atomicAdd(ticket, 1ull));
+    Index const taken = static_cast<Index>(atomicAdd(ticket, 1ull));
+    if (taken + 1 == gridDim.x)
+    {
+      atomicExch(ticket, 0ull); // every ticket taken: zero again for a replay of this launch
+    }
+    shared = taken;
   }
   __syncthreads();
   Index const tile = shared;
+  // A replayed launch (CudaExec::replay) tells its calls apart by the device's serial, the
+  // host's calls by their own count: the first from 2^31 on, the second below.
+  std::uint32_t const epoch = serial ? (*serial | 0x80000000u) : hostEpoch;
   Index value[kScanItems];
   Index tileMaximum = 0;
   scanTile(n, f, tile, temp, value, tileMaximum);
@@ -943,6 +1000,9 @@ public:
   static constexpr bool kListsSearchers = true;
   /// Round one defers its searches' long climbs (deferredClimbLevels): full warps for them.
   static constexpr bool kDefersClimbs = true;
+  /// A small run's later rounds replay one captured round (ReplayedRounds, replay): the host's
+  /// launches, not the GPU, set the pace of their kernels.
+  static constexpr bool kReplaysRounds = true;
   /// No neighbour lists (answerFromList): round one's search for the K nearest costs a GPU more
   /// than the later rounds save (H100, uniform 1e7 3D: round one 7.1 -> 16.6 / 26.3 ms with 4 /
   /// 6 entries, rounds two on 23.9 -> 16.8 / 13.0 ms; 36.5 -> 39.0 / 44.9 ms in all; before the
@@ -979,6 +1039,7 @@ public:
     EMST_CUDA_CHECK(
       cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
     this->Multiprocessors = static_cast<std::size_t>(multiprocessors);
+    this->Device = device;
     // Overlapped launches need a device of compute capability 9.0 or more running kernels built
     // for one (their followPreviousKernel waits; built for an older one, or compiled at run time
     // from an older one's PTX, it is empty). Knob EMST_CUDA_OVERLAP=0: plain stream order.
@@ -995,6 +1056,10 @@ public:
     int cooperative = 0;
     EMST_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
     this->SmallSortTiles = cooperativeTiles(cooperative, "EMST_CUDA_SMALL_SORT", kSmallSortTiles);
+    // Replayed work as graphs (replay), unless every launch is waited for (EMST_CUDA_SYNC).
+    // Knob EMST_CUDA_GRAPHS=0: the replayed launches queued one by one.
+    const char* graphs = std::getenv("EMST_CUDA_GRAPHS");
+    this->Graphs = !this->Sync && !(graphs && std::string(graphs) == "0");
     // Knob EMST_CUDA_SMALL_MERGE: the most tiles of sortByLess's one launch (smallMergeKernel;
     // 0: the library's merge sort always).
     this->SmallMergeTiles =
@@ -1028,6 +1093,20 @@ public:
     ReadBackSlots::give(this->Slot);
     this->deallocate(this->ListCounters, kListCounters * sizeof(unsigned long long));
     this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
+    this->deallocate(this->ReplayTicket, sizeof(unsigned long long));
+    bool const idle = cudaStreamQuery(this->Stream) == cudaSuccess;
+    (void)cudaGetLastError();
+    for (ReplayGraph const& replayed : this->Replays)
+    {
+      if (replayed.graph && idle)
+      {
+        replayed.kept->give(this->Device, replayed.graph); // for the next run to update
+      }
+      else if (replayed.graph)
+      {
+        cudaGraphExecDestroy(replayed.graph); // still running: freed once it completes
+      }
+    }
     if (this->ArenaBlock)
     {
       cudaFreeAsync(this->ArenaBlock, this->Stream);
@@ -1106,10 +1185,36 @@ public:
     }
   }
 
-  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and
-  /// one read back, where the library's reduction takes two launches, its scratch's size queries
-  /// and a read through pageable memory (H200, the duplicates phase, which is one count on sets
-  /// without copies: 32-42 -> 27-30 us from 36k to 519k points).
+  /// Work queued again and again alike (Boruvka's rounds of a small run: ReplayedRounds): the
+  /// launches of `body`, the same kernels with the same arguments each time, captured into a
+  /// graph on the first call with `key` and that graph launched then and on every later call:
+  /// one host call instead of one a kernel (this host: about 4 us a launch, against 1.2-1.5 us
+  /// a small kernel takes the GPU in a graph; RESULTS.md, 2026-12-02). `serial` ([1], on the
+  /// device) differs from one call to the next (a round's number): what the captured kernels
+  /// need to tell their calls apart (runningMaximum's epoch). `body` neither allocates (that
+  /// throws), waits nor reads back. Without graphs (EMST_CUDA_GRAPHS=0, EMST_CUDA_SYNC's
+  /// waits, or a device that cannot capture) the body is queued as it is, every time.
+  template <class Body>
+  void replay(std::size_t key, const std::uint32_t* serial, Body&& body)
+  {
+    if (this->Graphs)
+    {
+      this->capture(key, serial, body);
+    }
+    if (!this->Graphs)
+    {
+      body();
+      return;
+    }
+    EMST_CUDA_CHECK(cudaGraphLaunch(this->Replays[key].graph, this->Stream));
+    this->checkLaunch("cudaGraphLaunch");
+  }
+
+  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and  ///
+  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and one
+  /// read back, where the library's reduction takes two launches, its scratch's size queries and a
+  /// read through pageable memory (H200, the duplicates phase, which is one count on sets without
+  /// copies: 32-42 -> 27-30 us from 36k to 519k points).
   template <class T, class F, class Op>
   T transformReduce(std::size_t n, const F& f, T init, const Op& op)
   {
@@ -1302,8 +1407,12 @@ public:
         this->TileCapacity = tiles;
         this->fill(this->TileStatus, tiles, 0ull); // epoch 0: never a call's
       }
+      // Captured for replays: a ticket of the replays' own (zeroed by its last taker), and
+      // the epoch from the replays' serial.
+      bool const replayed = this->Capturing;
       this->launch("onePassMaximumKernel", onePassMaximumKernel<F>, blocks, kScanBlock, n,
-        components, f, this->listCounter(), this->TileStatus, ++this->TileEpoch, out);
+        components, f, replayed ? this->replayTicket() : this->listCounter(), this->TileStatus,
+        ++this->TileEpoch, replayed ? this->ReplaySerial : nullptr, out);
       return;
     }
     std::size_t const bytes = tiles * sizeof(Index);
@@ -1352,6 +1461,11 @@ public:
 
   void* allocate(std::size_t bytes)
   {
+    if (this->Capturing)
+    {
+      // A replay would reuse what the capture allocated once (replay's contract).
+      throw Error(ErrorCode::Internal, "an allocation inside a replayed body");
+    }
     if (bytes == 0)
     {
       return nullptr;
@@ -1561,6 +1675,90 @@ private:
     this->launch(what, kernel, blocks, kSearchBlock, count, this->listCounter(), components, f);
   }
 
+  /// replay's graph for `key`, once an exec: `body`'s launches captured, then the graph that
+  /// the last run with a body of this kind left (KeptGraphs) updated to them, or a new one
+  /// instantiated (a capture and an update cost the host about 1 us a kernel, an instantiation
+  /// 2.5 us more). An error of the capture or of the instantiation turns graphs off for this
+  /// exec: replay then queues its bodies (slower, not wrong).
+  template <class Body>
+  void capture(std::size_t key, const std::uint32_t* serial, Body& body)
+  {
+    if (this->Replays.size() <= key)
+    {
+      this->Replays.resize(key + 1);
+    }
+    if (this->Replays[key].graph)
+    {
+      return;
+    }
+    this->replayTicket(); // allocated before the capture
+    if (cudaStreamBeginCapture(this->Stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+    {
+      (void)cudaGetLastError();
+      this->Graphs = false;
+      return;
+    }
+    this->Capturing = true;
+    this->ReplaySerial = serial;
+    cudaGraph_t graph = nullptr;
+    try
+    {
+      body();
+    }
+    catch (...)
+    {
+      this->Capturing = false;
+      if (cudaStreamEndCapture(this->Stream, &graph) == cudaSuccess && graph)
+      {
+        cudaGraphDestroy(graph);
+      }
+      (void)cudaGetLastError();
+      throw;
+    }
+    this->Capturing = false;
+    KeptGraphs& kept = keptGraphs<std::decay_t<Body>>();
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t status = cudaStreamEndCapture(this->Stream, &graph);
+    if (status == cudaSuccess)
+    {
+      exec = kept.take(this->Device);
+      cudaGraphExecUpdateResultInfo info{};
+      if (exec && cudaGraphExecUpdate(exec, graph, &info) != cudaSuccess)
+      {
+        (void)cudaGetLastError(); // another topology: a graph of its own
+        cudaGraphExecDestroy(exec);
+        exec = nullptr;
+      }
+      if (!exec)
+      {
+        status = cudaGraphInstantiate(&exec, graph, 0);
+      }
+    }
+    if (graph)
+    {
+      cudaGraphDestroy(graph);
+    }
+    if (status != cudaSuccess)
+    {
+      (void)cudaGetLastError();
+      this->Graphs = false;
+      return;
+    }
+    this->Replays[key] = ReplayGraph{ exec, &kept };
+  }
+
+  /// The zeroed ticket of the replayed running maxima (onePassMaximumKernel zeroes it again).
+  unsigned long long* replayTicket()
+  {
+    if (!this->ReplayTicket)
+    {
+      this->ReplayTicket =
+        static_cast<unsigned long long*>(this->allocate(sizeof(unsigned long long)));
+      this->fill(this->ReplayTicket, 1, 0ull);
+    }
+    return this->ReplayTicket;
+  }
+
   /// A zeroed 64-bit counter for one listed launch: kListCounters of them are zeroed at a time
   /// (one fill), each handed out once; stream order puts the next fill after their launches.
   unsigned long long* listCounter()
@@ -1733,9 +1931,20 @@ private:
   unsigned long long* TileStatus = nullptr;
   std::size_t TileCapacity = 0;
   std::uint32_t TileEpoch = 0;
-  std::size_t SmallSortTiles = 0;  ///< sorts of at most that many tiles: smallSortKernel
-  std::size_t SmallMergeTiles = 0; ///< sorts by less of at most that many tiles: smallMergeKernel
+  bool Graphs = false;                         ///< replay captures graphs (else queues its body)
+  bool Capturing = false;                      ///< within replay's capture
+  const std::uint32_t* ReplaySerial = nullptr; ///< the capture's serial (replay)
+  unsigned long long* ReplayTicket = nullptr;  ///< [1] the replayed running maxima's ticket
+  struct ReplayGraph
+  {
+    cudaGraphExec_t graph = nullptr;
+    KeptGraphs* kept = nullptr; ///< where it goes back once the exec is done
+  };
+  std::vector<ReplayGraph> Replays; ///< by key: replay's graphs
+  std::size_t SmallSortTiles = 0;   ///< sorts of at most that many tiles: smallSortKernel
+  std::size_t SmallMergeTiles = 0;  ///< sorts by less of at most that many tiles: smallMergeKernel
   std::size_t Multiprocessors = 128;
+  int Device = 0; ///< the exec's device (KeptGraphs)
   std::size_t Limit = ~std::size_t(0);
   void* ArenaBlock = nullptr; ///< reserveArena's block, or null
   BlockArena Arena;           ///< its free ranges
