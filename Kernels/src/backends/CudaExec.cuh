@@ -1210,11 +1210,10 @@ public:
     this->checkLaunch("cudaGraphLaunch");
   }
 
-  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and  ///
-  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and one
-  /// read back, where the library's reduction takes two launches, its scratch's size queries and a
-  /// read through pageable memory (H200, the duplicates phase, which is one count on sets without
-  /// copies: 32-42 -> 27-30 us from 36k to 519k points).
+  /// op(init, f(0), ..., f(n-1)) on the host (op associative and commutative): one launch and
+  /// one read back, where the library's reduction takes two launches, its scratch's size queries
+  /// and a read through pageable memory (H200, the duplicates phase, which is one count on sets
+  /// without copies: 32-42 -> 27-30 us from 36k to 519k points).
   template <class T, class F, class Op>
   T transformReduce(std::size_t n, const F& f, T init, const Op& op)
   {
