@@ -48,7 +48,7 @@ static_assert(sizeof(OutputEdge) == sizeof(Edge) && alignof(OutputEdge) == align
 ///   [0] edges emitted, [r] components before round r ([1] = m),
 ///   [kSearchers + r] the points listed to search in round r,
 ///   [kCurrent + 0..3] a replayed round's (ReplayedRounds): the components before it and after
-///   it, its listed points, its number; AdvanceReplayedRound moves them on.
+///   it, its listed points, its number; SetReplayedRound sets them.
 struct RoundCounters
 {
   static constexpr int kMaxRounds = 62;
@@ -73,37 +73,27 @@ struct RoundSlots
   std::uint32_t* searchers;
 };
 
-/// Before the first replayed round `round`: its slots take its count of components (which the
-/// round before wrote to its own entry), the others start at zero.
-struct EnterReplayedRounds
+/// A replayed round's slots (RoundCounters::kCurrent), one thread: set for round `round` from
+/// its entry of the history (which the round before wrote); with `round` 0, at the end of a
+/// replayed round, for the round after it, once the ending round's count after it is in that
+/// round's entry (what the host's looks and checkRounds read).
+struct SetReplayedRound
 {
   std::uint32_t* counters; ///< [RoundCounters::kCount]
-  std::uint32_t round;
+  std::uint32_t round;     ///< the first replayed round, or 0: the one after the slots' own
   EMST_HD void operator()(std::size_t) const
   {
     std::uint32_t* const current = counters + RoundCounters::kCurrent;
-    current[0] = counters[round];
+    std::uint32_t next = round;
+    if (next == 0)
+    {
+      next = current[3] + 1;
+      counters[next] = current[1];
+    }
+    current[0] = counters[next];
     current[1] = 0;
     current[2] = 0;
-    current[3] = round;
-  }
-};
-
-/// The end of a replayed round, one thread: its count after it into its entry of the history
-/// (what the host's looks and checkRounds read), and the slots for the next round.
-struct AdvanceReplayedRound
-{
-  std::uint32_t* counters; ///< [RoundCounters::kCount]
-  EMST_HD void operator()(std::size_t) const
-  {
-    std::uint32_t* const current = counters + RoundCounters::kCurrent;
-    std::uint32_t const round = current[3];
-    std::uint32_t const after = current[1];
-    counters[round + 1] = after;
-    current[0] = after;
-    current[1] = 0;
-    current[2] = 0;
-    current[3] = round + 1;
+    current[3] = next;
   }
 };
 
@@ -508,7 +498,7 @@ private:
   /// the host's last look) bounds them and sizes the per-component launches. From
   /// r.replayFrom on, every round is the same launches (ReplayedRounds): its counts in the
   /// replays' slots, sized by the count before the first of them, then moved on by
-  /// AdvanceReplayedRound, all as one Exec::replay.
+  /// SetReplayedRound, all as one Exec::replay.
   template <class M>
   void enqueueRound(int round, std::size_t known, Rounds<M>& r)
   {
@@ -523,7 +513,7 @@ private:
     if (round == r.replayFrom)
     {
       this->X.forEach(
-        1, EnterReplayedRounds{ r.counters.counters, static_cast<std::uint32_t>(round) });
+        1, SetReplayedRound{ r.counters.counters, static_cast<std::uint32_t>(round) });
       r.replayKnown = known;
     }
     this->X.replay(0, current + 3,
@@ -532,7 +522,7 @@ private:
         // The same for every replayed round: only the slots' values change.
         this->queueRound(
           r.replayFrom, r.replayKnown, r, RoundSlots{ current, current + 1, current + 2 });
-        this->X.forEach(1, AdvanceReplayedRound{ r.counters.counters });
+        this->X.forEach(1, SetReplayedRound{ r.counters.counters, 0 });
       });
   }
 
