@@ -268,7 +268,8 @@ struct ReadBackTarget
 /// op(init, f(0), ..., f(n-1)) into result's value (and alsoOnDevice, unless null) in one launch
 /// (Exec::transformReduce, Exec::transformReduceLater): every
 /// block reduces its share into partial[block]; the block that finishes last (a ticket, zero on
-/// entry) reduces the partials. op is associative and commutative.
+/// entry, which it zeroes again: CudaExec::ticket) reduces the partials. op is associative and
+/// commutative.
 template <class T, class F, class Op>
 __global__ void __launch_bounds__(kBlock) transformReduceKernel(std::size_t n, F f, T init, Op op,
   T* partial, unsigned long long* ticket, ReadBackTarget<T> result, T* alsoOnDevice)
@@ -290,6 +291,10 @@ __global__ void __launch_bounds__(kBlock) transformReduceKernel(std::size_t n, F
     partial[blockIdx.x] = ofBlock;
     __threadfence(); // the partial before the ticket
     last = atomicAdd(ticket, 1ull) == gridDim.x - 1;
+    if (last)
+    {
+      atomicExch(ticket, 0ull); // every ticket taken: zero for the next launch that takes one
+    }
   }
   __syncthreads();
   if (!last)
@@ -807,7 +812,7 @@ __global__ void __launch_bounds__(kScanBlock)
     Index const taken = static_cast<Index>(atomicAdd(ticket, 1ull));
     if (taken + 1 == gridDim.x)
     {
-      atomicExch(ticket, 0ull); // every ticket taken: zero again for a replay of this launch
+      atomicExch(ticket, 0ull); // every ticket taken: zero for the next launch that takes one
     }
     shared = taken;
   }
@@ -1093,7 +1098,7 @@ public:
     ReadBackSlots::give(this->Slot);
     this->deallocate(this->ListCounters, kListCounters * sizeof(unsigned long long));
     this->deallocate(this->TileStatus, this->TileCapacity * sizeof(unsigned long long));
-    this->deallocate(this->ReplayTicket, sizeof(unsigned long long));
+    this->deallocate(this->Ticket, sizeof(unsigned long long));
     bool const idle = cudaStreamQuery(this->Stream) == cudaSuccess;
     (void)cudaGetLastError();
     for (ReplayGraph const& replayed : this->Replays)
@@ -1406,12 +1411,11 @@ public:
         this->TileCapacity = tiles;
         this->fill(this->TileStatus, tiles, 0ull); // epoch 0: never a call's
       }
-      // Captured for replays: a ticket of the replays' own (zeroed by its last taker), and
-      // the epoch from the replays' serial.
+      // Captured for replays: the epoch from the replays' serial.
       bool const replayed = this->Capturing;
       this->launch("onePassMaximumKernel", onePassMaximumKernel<F>, blocks, kScanBlock, n,
-        components, f, replayed ? this->replayTicket() : this->listCounter(), this->TileStatus,
-        ++this->TileEpoch, replayed ? this->ReplaySerial : nullptr, out);
+        components, f, this->ticket(), this->TileStatus, ++this->TileEpoch,
+        replayed ? this->ReplaySerial : nullptr, out);
       return;
     }
     std::size_t const bytes = tiles * sizeof(Index);
@@ -1690,7 +1694,7 @@ private:
     {
       return;
     }
-    this->replayTicket(); // allocated before the capture
+    this->ticket(); // allocated before the capture
     if (cudaStreamBeginCapture(this->Stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
     {
       (void)cudaGetLastError();
@@ -1746,16 +1750,18 @@ private:
     this->Replays[key] = ReplayGraph{ exec, &kept };
   }
 
-  /// The zeroed ticket of the replayed running maxima (onePassMaximumKernel zeroes it again).
-  unsigned long long* replayTicket()
+  /// The exec's ticket word for kernels whose blocks take a ticket each (one-launch reductions
+  /// and running maxima): zero at every such launch's start, as the block that takes the last
+  /// ticket zeroes it again. One stream and followPreviousKernel keep two launches from taking
+  /// tickets at once; a launch replayed from a graph takes them like any other.
+  unsigned long long* ticket()
   {
-    if (!this->ReplayTicket)
+    if (!this->Ticket)
     {
-      this->ReplayTicket =
-        static_cast<unsigned long long*>(this->allocate(sizeof(unsigned long long)));
-      this->fill(this->ReplayTicket, 1, 0ull);
+      this->Ticket = static_cast<unsigned long long*>(this->allocate(sizeof(unsigned long long)));
+      this->fill(this->Ticket, 1, 0ull);
     }
-    return this->ReplayTicket;
+    return this->Ticket;
   }
 
   /// A zeroed 64-bit counter for one listed launch: kListCounters of them are zeroed at a time
@@ -1832,7 +1838,7 @@ private:
     scratch = partial;
     ReadBackTarget<T> const target = this->readBackTarget(partial + blocks, later);
     this->launch("transformReduceKernel", transformReduceKernel<T, F, Op>, blocks, kBlock, n, f,
-      init, op, partial, this->listCounter(), target, alsoOnDevice);
+      init, op, partial, this->ticket(), target, alsoOnDevice);
     return target;
   }
 
@@ -1933,7 +1939,7 @@ private:
   bool Graphs = false;                         ///< replay captures graphs (else queues its body)
   bool Capturing = false;                      ///< within replay's capture
   const std::uint32_t* ReplaySerial = nullptr; ///< the capture's serial (replay)
-  unsigned long long* ReplayTicket = nullptr;  ///< [1] the replayed running maxima's ticket
+  unsigned long long* Ticket = nullptr;        ///< [1] ticket's word
   struct ReplayGraph
   {
     cudaGraphExec_t graph = nullptr;
