@@ -516,7 +516,7 @@ private:
         1, SetReplayedRound{ r.counters.counters, static_cast<std::uint32_t>(round) });
       r.replayKnown = known;
     }
-    this->X.replay(0, current + 3,
+    this->X.replay(current + 3,
       [&]
       {
         // The same for every replayed round: only the slots' values change.

@@ -254,7 +254,7 @@ TEST(CudaExec, ReplayedRunningMaximaAreEachTheirOwn)
       for (std::uint32_t serial = 3; serial < 8; ++serial)
       {
         SCOPED_TRACE("serial " + std::to_string(serial));
-        exec.replay(0, dSerial,
+        exec.replay(dSerial,
           [&]
           {
             exec.forEach(n, SerialLabels{ dLabel, dSerial });

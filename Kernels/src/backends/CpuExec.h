@@ -200,7 +200,7 @@ public:
 
   /// Work queued again and again alike (CudaExec::replay): here simply run.
   template <class Body>
-  void replay(std::size_t, const std::uint32_t*, Body&& body)
+  void replay(const std::uint32_t*, Body&& body)
   {
     body();
   }

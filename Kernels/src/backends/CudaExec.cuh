@@ -1192,26 +1192,24 @@ public:
 
   /// Work queued again and again alike (Boruvka's rounds of a small run: ReplayedRounds): the
   /// launches of `body`, the same kernels with the same arguments each time, captured into a
-  /// graph on the first call with `key` and that graph launched then and on every later call:
-  /// one host call instead of one a kernel (this host: about 4 us a launch, against 1.2-1.5 us
-  /// a small kernel takes the GPU in a graph; RESULTS.md, 2026-12-02). `serial` ([1], on the
-  /// device) differs from one call to the next (a round's number): what the captured kernels
-  /// need to tell their calls apart (runningMaximum's epoch). `body` neither allocates (that
-  /// throws), waits nor reads back. Without graphs (EMST_CUDA_GRAPHS=0, EMST_CUDA_SYNC's
-  /// waits, or a device that cannot capture) the body is queued as it is, every time.
+  /// graph on the first call with a body of its type and that graph launched then and on every
+  /// later call: one host call instead of one a kernel (this host: about 4 us a launch, against
+  /// 1.2-1.5 us a small kernel takes the GPU in a graph; RESULTS.md, 2026-12-02). `serial`
+  /// ([1], on the device) differs from one call to the next (a round's number): what the
+  /// captured kernels need to tell their calls apart (runningMaximum's epoch). `body` neither
+  /// allocates (that throws), waits nor reads back. Without graphs (EMST_CUDA_GRAPHS=0,
+  /// EMST_CUDA_SYNC's waits, or a device that cannot capture) the body is queued as it is,
+  /// every time.
   template <class Body>
-  void replay(std::size_t key, const std::uint32_t* serial, Body&& body)
+  void replay(const std::uint32_t* serial, Body&& body)
   {
-    if (this->Graphs)
-    {
-      this->capture(key, serial, body);
-    }
-    if (!this->Graphs)
+    cudaGraphExec_t const graph = this->Graphs ? this->capture(serial, body) : nullptr;
+    if (!graph)
     {
       body();
       return;
     }
-    EMST_CUDA_CHECK(cudaGraphLaunch(this->Replays[key].graph, this->Stream));
+    EMST_CUDA_CHECK(cudaGraphLaunch(graph, this->Stream));
     this->checkLaunch("cudaGraphLaunch");
   }
 
@@ -1678,28 +1676,29 @@ private:
     this->launch(what, kernel, blocks, kSearchBlock, count, this->listCounter(), components, f);
   }
 
-  /// replay's graph for `key`, once an exec: `body`'s launches captured, then the graph that
-  /// the last run with a body of this kind left (KeptGraphs) updated to them, or a new one
-  /// instantiated (a capture and an update cost the host about 1 us a kernel, an instantiation
-  /// 2.5 us more). An error of the capture or of the instantiation turns graphs off for this
-  /// exec: replay then queues its bodies (slower, not wrong).
+  /// replay's graph for a body of `body`'s type, once an exec (Replays): `body`'s launches
+  /// captured, then the graph that the last run with a body of this type left (KeptGraphs)
+  /// updated to them, or a new one instantiated (a capture and an update cost the host about
+  /// 1 us a kernel, an instantiation 2.5 us more). An error of the capture or of the
+  /// instantiation turns graphs off for this exec: null, and replay then queues its bodies
+  /// (slower, not wrong).
   template <class Body>
-  void capture(std::size_t key, const std::uint32_t* serial, Body& body)
+  cudaGraphExec_t capture(const std::uint32_t* serial, Body& body)
   {
-    if (this->Replays.size() <= key)
+    KeptGraphs& kept = keptGraphs<std::decay_t<Body>>();
+    for (ReplayGraph const& replayed : this->Replays)
     {
-      this->Replays.resize(key + 1);
-    }
-    if (this->Replays[key].graph)
-    {
-      return;
+      if (replayed.kept == &kept)
+      {
+        return replayed.graph;
+      }
     }
     this->ticket(); // allocated before the capture
     if (cudaStreamBeginCapture(this->Stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
     {
       (void)cudaGetLastError();
       this->Graphs = false;
-      return;
+      return nullptr;
     }
     this->Capturing = true;
     this->ReplaySerial = serial;
@@ -1719,7 +1718,6 @@ private:
       throw;
     }
     this->Capturing = false;
-    KeptGraphs& kept = keptGraphs<std::decay_t<Body>>();
     cudaGraphExec_t exec = nullptr;
     cudaError_t status = cudaStreamEndCapture(this->Stream, &graph);
     if (status == cudaSuccess)
@@ -1745,9 +1743,10 @@ private:
     {
       (void)cudaGetLastError();
       this->Graphs = false;
-      return;
+      return nullptr;
     }
-    this->Replays[key] = ReplayGraph{ exec, &kept };
+    this->Replays.push_back(ReplayGraph{ exec, &kept });
+    return exec;
   }
 
   /// The exec's ticket word for kernels whose blocks take a ticket each (one-launch reductions
@@ -1945,7 +1944,7 @@ private:
     cudaGraphExec_t graph = nullptr;
     KeptGraphs* kept = nullptr; ///< where it goes back once the exec is done
   };
-  std::vector<ReplayGraph> Replays; ///< by key: replay's graphs
+  std::vector<ReplayGraph> Replays; ///< replay's graphs, one a type of body
   std::size_t SmallSortTiles = 0;   ///< sorts of at most that many tiles: smallSortKernel
   std::size_t SmallMergeTiles = 0;  ///< sorts by less of at most that many tiles: smallMergeKernel
   std::size_t Multiprocessors = 128;
