@@ -6,15 +6,24 @@
 // the runs its sort leaves are only exact ties; here a backend that sorts only the top bits,
 // as the GPU's does (a comparison sort by those bits, stable), leaves runs of every length to
 // the passes that order them. CudaExecTests runs the same cases on the GPU's own radix sort.
+// The output's edge order (phases/OutputOrder.h) is checked on both of its paths: the sort of
+// the lengths' bits and the pairs, and (below its count) the sort of the output edges by
+// comparison.
 #include "PairSortCases.h"
+#include "TestSupport.h"
 #include "backends/CpuExec.h"
 #include "base/PairSort.h"
+#include "phases/OutputOrder.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace
 {
@@ -105,6 +114,72 @@ TEST(PairSort, TheCpuBackendSortsEveryBit)
 {
   CpuExec exec(2);
   expectSortedAsPairs(exec, makePairSortCase(3000, 63, false, 34), 63);
+}
+
+/// Edge lengths from few values, so that most edges tie with others and the index pair orders
+/// them; the same for (a, b) and (b, a).
+struct TiedLengths
+{
+  double length(Index a, Index b) const { return 0.25 * static_cast<double>((a + b) % 5); }
+};
+
+TEST(OutputOrder, BothPathsGiveTheCanonicalOrder)
+{
+  // 3000 tree edges between distinct points (input indices through a shuffled table) and 500
+  // copies' edges, in (length, i, j) order whichever way they are sorted.
+  std::mt19937 random(37);
+  std::size_t const m = 3001;
+  std::size_t const copies = 500;
+  std::vector<Index> inputOfPoint(m);
+  for (std::size_t p = 0; p < m; ++p)
+  {
+    inputOfPoint[p] = static_cast<Index>(p * 7 % m + copies);
+  }
+  std::shuffle(inputOfPoint.begin(), inputOfPoint.end(), random);
+  std::vector<Index> edgePoints(2 * (m - 1));
+  for (std::size_t e = 0; e + 1 < m; ++e)
+  {
+    edgePoints[2 * e] = static_cast<Index>(e + 1);
+    edgePoints[2 * e + 1] = static_cast<Index>(random() % (e + 1)); // a tree: to an earlier point
+  }
+  std::vector<std::tuple<double, Index, Index>> expected;
+  for (std::size_t e = 0; e + 1 < m; ++e)
+  {
+    Index const a = inputOfPoint[edgePoints[2 * e]];
+    Index const b = inputOfPoint[edgePoints[2 * e + 1]];
+    expected.emplace_back(TiedLengths{}.length(a, b), std::min(a, b), std::max(a, b));
+  }
+  for (std::size_t c = 0; c < copies; ++c)
+  {
+    // Copy c of input point `copies + c` (below every distinct point's index, as the set-up's).
+    expected.emplace_back(0.0, static_cast<Index>(c), static_cast<Index>(copies + c));
+  }
+  std::sort(expected.begin(), expected.end());
+  for (char const* const below : { "0", "100000000" })
+  {
+    emsttest::ScopedEnv const knob("EMST_OUTPUT_MERGE_BELOW", below);
+    CpuExec exec(2);
+    Buffer<Index, CpuExec> points(exec, edgePoints.size());
+    Buffer<Index, CpuExec> inputs(exec, m);
+    emst::detail::EdgeKeys<CpuExec> copyEdges(exec, copies);
+    std::copy(edgePoints.begin(), edgePoints.end(), points.data());
+    std::copy(inputOfPoint.begin(), inputOfPoint.end(), inputs.data());
+    for (std::size_t c = 0; c < copies; ++c) // the copies' edges in reverse order
+    {
+      copyEdges.lengthBits.data()[copies - 1 - c] = emst::detail::doubleBits(0.0);
+      copyEdges.pairOfEdge.data()[copies - 1 - c] = (std::uint64_t(c) << 32) | (copies + c);
+    }
+    Buffer<emst::detail::OutputEdge, CpuExec> const out =
+      emst::detail::orderEdges(exec, TiedLengths{}, points, inputs, copyEdges);
+    ASSERT_EQ(out.size(), expected.size());
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < expected.size(); ++k)
+    {
+      const emst::detail::OutputEdge& e = out.data()[k];
+      wrong += std::make_tuple(e.length, e.i, e.j) != expected[k];
+    }
+    EXPECT_EQ(wrong, 0u) << "EMST_OUTPUT_MERGE_BELOW=" << below;
+  }
 }
 
 } // namespace

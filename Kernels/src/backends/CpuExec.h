@@ -57,6 +57,9 @@ public:
   /// No replayed rounds by default (ReplayedRounds): nothing to save on a CPU's loops; with
   /// EMST_REPLAY_ROUNDS=1 the rounds take the replays' slots all the same (replay runs the body).
   static constexpr bool kReplaysRounds = false;
+  /// The output's edges are never sorted by comparison by default (mergedEdgesBelow): Thrust's
+  /// sort by every key bit leaves no runs to order.
+  static constexpr std::size_t kMergedEdgesBelow = 0;
   /// Round one lists each point's 6 nearest (answerFromList), and the later rounds search far
   /// less: 2 cores, uniform 1e6 3D, three alternating blocks, 975-989 ms without lists, 838-846
   /// with 4 entries, 796-803 with 6 (round one about 177, 330, 420 ms; the later rounds 590, 330,
@@ -196,6 +199,13 @@ public:
   void sortByLess(Items& items, const Less& less) // a Buffer of this or a derived Exec
   {
     thrust::sort(this->policy(), items.data(), items.end(), less);
+  }
+
+  /// Whether sortByLess sorts n items in one call: always (Thrust's sort).
+  template <class T, class Less>
+  bool sortsByLessAtOnce(std::size_t) const
+  {
+    return true;
   }
 
   /// Work queued again and again alike (CudaExec::replay): here simply run.

@@ -1008,6 +1008,10 @@ public:
   /// A small run's later rounds replay one captured round (ReplayedRounds, replay): the host's
   /// launches, not the GPU, set the pace of their kernels.
   static constexpr bool kReplaysRounds = true;
+  /// The output's edges, fewer than this, are sorted by comparison in one launch where they fit
+  /// (mergedEdgesBelow, sortsByLessAtOnce) instead of by a radix sort of their lengths' top bits
+  /// and the runs after it.
+  static constexpr std::size_t kMergedEdgesBelow = std::size_t(1) << 20;
   /// No neighbour lists (answerFromList): round one's search for the K nearest costs a GPU more
   /// than the later rounds save (H100, uniform 1e7 3D: round one 7.1 -> 16.6 / 26.3 ms with 4 /
   /// 6 entries, rounds two on 23.9 -> 16.8 / 13.0 ms; 36.5 -> 39.0 / 44.9 ms in all; before the
@@ -1352,6 +1356,16 @@ public:
     return beginBit;
   }
 
+  /// Whether sortByLess sorts n items of T by Less in one launch (smallMergeKernel): at most
+  /// SmallMergeTiles tiles, all resident at once.
+  template <class T, class Less>
+  bool sortsByLessAtOnce(std::size_t n) const
+  {
+    std::size_t const tiles = (n + kSmallMergeItems - 1) / kSmallMergeItems;
+    return tiles <= this->SmallMergeTiles &&
+      tiles <= this->residentBlocks(smallMergeKernel<T, Less>, kSmallMergeBlock);
+  }
+
   /// Sorts the items by `less` (a strict weak order; items it finds equal end in any order):
   /// up to SmallMergeTiles tiles that the GPU holds at once, in one cooperative launch
   /// (smallMergeKernel), between the items and a copy of them (the Buffer ends up owning the
@@ -1366,10 +1380,9 @@ public:
     {
       return;
     }
-    std::size_t const tiles = (n + kSmallMergeItems - 1) / kSmallMergeItems;
-    if (tiles <= this->SmallMergeTiles &&
-      tiles <= this->residentBlocks(smallMergeKernel<T, Less>, kSmallMergeBlock))
+    if (this->sortsByLessAtOnce<T, Less>(n))
     {
+      std::size_t const tiles = (n + kSmallMergeItems - 1) / kSmallMergeItems;
       int const rounds = smallMergeRounds(n);
       Buffer<T, CudaExec> other(*this, rounds > 0 ? n : 0); // one tile sorts in place
       this->launchCooperative("smallMergeKernel", smallMergeKernel<T, Less>,

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 
 namespace emst
 {
@@ -62,6 +63,34 @@ struct TreeEdgeKeys
   }
 };
 
+/// The tree's edges as output edges (mergeEdges), unordered.
+template <class Metric>
+struct TreeOutputEdges
+{
+  EdgeKey<Metric> key;
+  const Index* edgePoints;   ///< [2*e] distinct-point pairs
+  const Index* inputOfPoint; ///< [m]
+  OutputEdge* out;           ///< [e]
+  EMST_HD void operator()(std::size_t e) const
+  {
+    std::uint64_t lengthBits = 0;
+    std::uint64_t pair = 0;
+    key.write(
+      inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]], &lengthBits, &pair);
+    out[e] = OutputEdge{ static_cast<std::uint32_t>(pair >> 32),
+      static_cast<std::uint32_t>(pair & 0xFFFFFFFFu), bitsDouble(lengthBits) };
+  }
+};
+
+/// The canonical order of output edges: (length, i, j), i < j.
+struct OutputEdgeLess
+{
+  EMST_HD bool operator()(const OutputEdge& a, const OutputEdge& b) const
+  {
+    return a.length != b.length ? a.length < b.length : (a.i != b.i ? a.i < b.i : a.j < b.j);
+  }
+};
+
 struct WriteEdges
 {
   const std::uint64_t* lengthBits; ///< [e], canonical order
@@ -81,6 +110,22 @@ struct WriteEdges
 /// (base/PairSort.h). H100, the output phase: uniform 10^7 3D 2.24 -> 1.75 ms, 3 * 10^7 6.7 ->
 /// 5.3, uniform 10^7 2D 2.39 -> 2.02; with 48 bits (six passes) 1.94 at 10^7 in 3D.
 constexpr int kLengthRadixBits = 40;
+
+/// The fewest edges that orderEdges radix-sorts: below, where memory does not come first and
+/// the backend sorts them by comparison in one call (Exec::sortsByLessAtOnce), the output edges
+/// themselves are sorted in the canonical order, one launch on the GPU instead of a radix sort
+/// of their lengths' top bits, the count of the long runs it leaves (a host wait) and their
+/// gathered sort. H200, the output phase, us: tsp_monalisa100k (whose lengths are mostly
+/// equal to others) 136 -> 65, lidar_autzen110k 131 -> 65, lidar_lonestar519k 274 -> 149,
+/// uniform 1e5 3D 77 -> 64, uniform 1e6 3D 190 -> 187 but 1e6 2D 187 -> 195. The backend's
+/// count (Exec::kMergedEdgesBelow), or the knob EMST_OUTPUT_MERGE_BELOW (a count; 0: never),
+/// read each run, for benchmarking and for the tests of both paths on either backend.
+inline std::size_t mergedEdgesBelow(std::size_t backendDefault)
+{
+  const char* text = std::getenv("EMST_OUTPUT_MERGE_BELOW");
+  long long const knob = text ? std::atoll(text) : -1ll;
+  return knob >= 0 ? static_cast<std::size_t>(knob) : backendDefault;
+}
 
 /// Edges as sort keys (EdgeKey's layout), owned.
 template <class Exec>
@@ -113,6 +158,27 @@ Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
   std::size_t const treeEdges = edgePoints.size() / 2;
   std::size_t const copies = copyEdges.size();
   std::size_t const e = treeEdges + copies;
+  if (e < mergedEdgesBelow(Exec::kMergedEdgesBelow) && !exec.savesMemory() &&
+    exec.template sortsByLessAtOnce<OutputEdge, OutputEdgeLess>(e))
+  {
+    Buffer<OutputEdge, Exec> out(exec, e);
+    if (treeEdges > 0)
+    {
+      exec.forEach(treeEdges,
+        TreeOutputEdges<Metric>{ { metric }, edgePoints.data(), inputOfPoint.data(), out.data() });
+    }
+    edgePoints.reset();
+    inputOfPoint.reset();
+    if (copies > 0)
+    {
+      exec.forEach(copies,
+        WriteEdges{
+          copyEdges.lengthBits.data(), copyEdges.pairOfEdge.data(), out.data() + treeEdges });
+      copyEdges.reset();
+    }
+    exec.sortByLess(out, OutputEdgeLess{}); // distinct pairs: no two equal
+    return out;
+  }
   EdgeKeys<Exec> edges(exec, e);
   std::uint64_t* const lengthBits = edges.lengthBits.data();
   std::uint64_t* const pairOfEdge = edges.pairOfEdge.data();
