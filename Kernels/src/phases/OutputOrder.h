@@ -115,9 +115,9 @@ constexpr int kLengthRadixBits = 40;
 /// the backend sorts them by comparison in one call (Exec::sortsByLessAtOnce), the output edges
 /// themselves are sorted in the canonical order, one launch on the GPU instead of a radix sort
 /// of their lengths' top bits, the count of the long runs it leaves (a host wait) and their
-/// gathered sort. H200, the output phase, us: tsp_monalisa100k (whose lengths are mostly
-/// equal to others) 136 -> 65, lidar_autzen110k 131 -> 65, lidar_lonestar519k 274 -> 149,
-/// uniform 1e5 3D 77 -> 64, uniform 1e6 3D 190 -> 187 but 1e6 2D 187 -> 195. The backend's
+/// gathered sort. H200 (RESULTS.md, 2026-12-02), the output phase, us: tsp_monalisa100k (whose
+/// lengths mostly tie with others) 138 -> 68, lidar_autzen110k 130 -> 66, lidar_lonestar519k
+/// 264 -> 168, uniform 1e5 3D 77 -> 64, uniform 1e6 3D 192 -> 190, 1e6 2D 188 -> 191. The backend's
 /// count (Exec::kMergedEdgesBelow), or the knob EMST_OUTPUT_MERGE_BELOW (a count; 0: never),
 /// read each run, for benchmarking and for the tests of both paths on either backend.
 inline std::size_t mergedEdgesBelow(std::size_t backendDefault)
