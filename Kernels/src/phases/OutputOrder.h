@@ -63,7 +63,7 @@ struct TreeEdgeKeys
   }
 };
 
-/// The tree's edges as output edges (mergeEdges), unordered.
+/// The tree's edges as output edges, unordered (orderEdges below mergedEdgesBelow).
 template <class Metric>
 struct TreeOutputEdges
 {
@@ -115,11 +115,12 @@ constexpr int kLengthRadixBits = 40;
 /// the backend sorts them by comparison in one call (Exec::sortsByLessAtOnce), the output edges
 /// themselves are sorted in the canonical order, one launch on the GPU instead of a radix sort
 /// of their lengths' top bits, the count of the long runs it leaves (a host wait) and their
-/// gathered sort. H200 (RESULTS.md, 2026-12-02), the output phase, us: tsp_monalisa100k (whose
-/// lengths mostly tie with others) 138 -> 68, lidar_autzen110k 130 -> 66, lidar_lonestar519k
-/// 264 -> 168, uniform 1e5 3D 77 -> 64, uniform 1e6 3D 192 -> 190, 1e6 2D 188 -> 191. The backend's
-/// count (Exec::kMergedEdgesBelow), or the knob EMST_OUTPUT_MERGE_BELOW (a count; 0: never),
-/// read each run, for benchmarking and for the tests of both paths on either backend.
+/// gathered sort. H200 (RESULTS.md, 2026-12-02), the output phase, us: tsp_monalisa100k
+/// (whose lengths mostly tie with others) 138 -> 68, lidar_autzen110k 130 -> 66,
+/// lidar_lonestar519k 264 -> 168, uniform 1e5 3D 77 -> 64, uniform 1e6 3D 192 -> 190, 1e6 2D
+/// 188 -> 191. The backend's count (Exec::kMergedEdgesBelow), or the knob
+/// EMST_OUTPUT_MERGE_BELOW (a count; 0: never), read each run, for benchmarking and for the
+/// tests of both paths on either backend.
 inline std::size_t mergedEdgesBelow(std::size_t backendDefault)
 {
   const char* text = std::getenv("EMST_OUTPUT_MERGE_BELOW");
@@ -148,7 +149,8 @@ struct EdgeKeys
 };
 
 /// The output phase: the tree's m-1 edges (pairs of distinct points in `edgePoints`, [2(m-1)])
-/// and the copies' edges, in input indices and canonical order. Releases edgePoints,
+/// and the copies' edges, in input indices and canonical order: below mergedEdgesBelow the
+/// output edges sorted by comparison, else their keys by sortPairs. Releases edgePoints,
 /// inputOfPoint and copyEdges as soon as they are read.
 template <class Exec, class Metric>
 Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
