@@ -29,6 +29,13 @@ struct OutputEdge
   double length;
 };
 
+/// The output edge of a sort key (EdgeKey's layout: the length's bits, i << 32 | j).
+EMST_HD EMST_FORCEINLINE OutputEdge outputEdgeOfKey(std::uint64_t lengthBits, std::uint64_t pair)
+{
+  return OutputEdge{ static_cast<std::uint32_t>(pair >> 32),
+    static_cast<std::uint32_t>(pair & 0xFFFFFFFFu), bitsDouble(lengthBits) };
+}
+
 /// Sort key of an output edge: the length's bits (non-negative doubles order like their bit
 /// patterns) and the index pair (i << 32 | j, i < j).
 template <class Metric>
@@ -77,8 +84,7 @@ struct TreeOutputEdges
     std::uint64_t pair = 0;
     key.write(
       inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]], &lengthBits, &pair);
-    out[e] = OutputEdge{ static_cast<std::uint32_t>(pair >> 32),
-      static_cast<std::uint32_t>(pair & 0xFFFFFFFFu), bitsDouble(lengthBits) };
+    out[e] = outputEdgeOfKey(lengthBits, pair);
   }
 };
 
@@ -98,9 +104,7 @@ struct WriteEdges
   OutputEdge* out;                 ///< [e]
   EMST_HD void operator()(std::size_t k) const
   {
-    out[k].i = static_cast<std::uint32_t>(pairOfEdge[k] >> 32);
-    out[k].j = static_cast<std::uint32_t>(pairOfEdge[k] & 0xFFFFFFFFu);
-    out[k].length = bitsDouble(lengthBits[k]);
+    out[k] = outputEdgeOfKey(lengthBits[k], pairOfEdge[k]);
   }
 };
 
