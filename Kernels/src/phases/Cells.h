@@ -216,6 +216,14 @@ struct MakeRecords
   }
 };
 
+/// 1 for a point that starts a leaf (the leaves' count, as a sum).
+template <int Dim>
+struct LeafStartTerm
+{
+  StartsLeaf<Dim> startsLeaf;
+  EMST_HD unsigned long long operator()(std::size_t k) const { return startsLeaf(k) ? 1ull : 0ull; }
+};
+
 /// What the cells phase hands on.
 template <class Exec, class T, int Dim>
 struct Cells
@@ -301,7 +309,17 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
       exec.fill(levelOfPoint.data(), m, std::uint8_t(0)); // one leaf
     }
     StartsLeaf<Dim> const startsLeaf{ codeOfPoint, levelOfPoint.data() };
-    cells.leaves = exec.count(m, startsLeaf);
+    auto const leafCount = exec.transformReduceLater(m, LeafStartTerm<Dim>{ startsLeaf }, 0ull,
+      thrust::plus<unsigned long long>{}, static_cast<unsigned long long*>(nullptr));
+    // The records do not depend on the leaves: queued before the host waits for their count,
+    // they are made while it waits, and while it queues the leaves' passes after (the GPU would
+    // idle then).
+    cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
+    cells.exactOfPoint = Buffer<T, Exec>(exec, Exec::kCopiesExactCoordinates ? m * Dim : 0);
+    exec.forEach(m,
+      MakeRecords<T, Dim>{ input, distinct.inputOfPoint.data(), cells.recordOfPoint.data(),
+        cells.exactOfPoint.data(), frame });
+    cells.leaves = static_cast<std::size_t>(exec.fetch(leafCount));
     cells.firstPointOfLeaf = Buffer<Index, Exec>(exec, cells.leaves + 1);
     exec.selectIndices(m, cells.firstPointOfLeaf.data(), startsLeaf);
   }
@@ -310,11 +328,6 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
   exec.forEach(words,
     MakeLeafWords{ cells.firstPointOfLeaf.data(), static_cast<Index>(cells.leaves),
       static_cast<Index>(m), cells.leafWords.data() });
-  cells.recordOfPoint = Buffer<PointRecord, Exec>(exec, m);
-  cells.exactOfPoint = Buffer<T, Exec>(exec, Exec::kCopiesExactCoordinates ? m * Dim : 0);
-  exec.forEach(m,
-    MakeRecords<T, Dim>{ input, distinct.inputOfPoint.data(), cells.recordOfPoint.data(),
-      cells.exactOfPoint.data(), frame });
   return cells;
 }
 
