@@ -82,20 +82,28 @@ std::vector<Index> serialRunningMaximum(const std::vector<Index>& label)
   return expected;
 }
 
-/// runningMaximum over the run starts of `label`, with `components` on the device; the result,
-/// with `out` filled with `sentinel` first.
+/// runningMaximum over the run starts of `label`, with `components` on the device (none: a null
+/// count, which runs always); the result, with `out` filled with `sentinel` first.
 std::vector<Index> deviceRunningMaximum(
-  const std::vector<Index>& label, std::uint32_t components, Index sentinel)
+  const std::vector<Index>& label, std::optional<std::uint32_t> components, Index sentinel)
 {
   std::size_t const n = label.size();
   Index* const dLabel = deviceCopy(label);
   Index* const dOut = deviceCopy(std::vector<Index>(n, sentinel));
-  std::uint32_t* const dComponents = deviceCopy(std::vector<std::uint32_t>{ components });
+  std::uint32_t* const dComponents =
+    components ? deviceCopy(std::vector<std::uint32_t>{ *components }) : nullptr;
   cudaStream_t stream = nullptr;
   EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   {
     CudaExec exec(stream);
-    exec.runningMaximum(n, dComponents, RunStarts{ dLabel }, dOut);
+    if (dComponents)
+    {
+      exec.runningMaximum(n, dComponents, RunStarts{ dLabel }, dOut);
+    }
+    else
+    {
+      exec.runningMaximum(n, nullptr, RunStarts{ dLabel }, dOut); // the duplicates' overload
+    }
     EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   }
   std::vector<Index> out(n);
@@ -127,11 +135,17 @@ TEST(CudaExec, RunningMaximumMatchesSerialScan)
     SCOPED_TRACE("n = " + std::to_string(c.n) + ", mean run " + std::to_string(c.meanRun));
     std::vector<Index> const label = runsOfLabels(c.n, c.meanRun, static_cast<std::uint32_t>(c.n));
     std::vector<Index> const expected = serialRunningMaximum(label);
-    std::vector<Index> const got = deviceRunningMaximum(label, 2, 0xFFFFFFFEu);
-    ASSERT_EQ(got.size(), expected.size());
-    for (std::size_t j = 0; j < c.n; ++j)
+    // With a count of components (the rounds') and without (the duplicates': always).
+    for (std::optional<std::uint32_t> const components :
+      { std::optional<std::uint32_t>(2u), std::optional<std::uint32_t>() })
     {
-      ASSERT_EQ(got[j], expected[j]) << "at " << j;
+      SCOPED_TRACE(components ? "with a count" : "without a count");
+      std::vector<Index> const got = deviceRunningMaximum(label, components, 0xFFFFFFFEu);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t j = 0; j < c.n; ++j)
+      {
+        ASSERT_EQ(got[j], expected[j]) << "at " << j;
+      }
     }
   }
 }

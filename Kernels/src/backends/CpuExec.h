@@ -215,11 +215,12 @@ public:
     body();
   }
 
-  /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless *components <= 1.
+  /// out[i] = max(f(0), ..., f(i)) for i < n (f: Index values), unless *components <= 1 (null:
+  /// always).
   template <class F>
   void runningMaximum(std::size_t n, const std::uint32_t* components, const F& f, Index* out)
   {
-    if (n == 0 || *components <= 1)
+    if (n == 0 || (components && *components <= 1))
     {
       return;
     }

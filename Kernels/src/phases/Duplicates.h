@@ -80,8 +80,8 @@ struct ScatterDuplicateKey
   EMST_HD void operator()(std::size_t r) const { pointOfSorted[slotOfRun[r]] = keyOfRun[r].point; }
 };
 
-/// headOfSorted[s] = s for the first copy of a point, 0 for the other copies (a max-scan then
-/// gives every copy the position of its first copy).
+/// s for the first copy of a point, 0 for the other copies: their running maximum
+/// (Exec::runningMaximum, one launch) gives every copy the position of its first copy.
 template <class T, int Dim>
 struct MarkCopies
 {
@@ -89,8 +89,7 @@ struct MarkCopies
   Frame frame;
   const std::uint64_t* code;  ///< [v]
   const Index* pointOfSorted; ///< [v]
-  Index* headOfSorted;        ///< [v]
-  EMST_HD void operator()(std::size_t s) const
+  EMST_HD Index operator()(std::size_t s) const
   {
     bool copy = false;
     if (s > 0 && code[s] == code[s - 1])
@@ -100,7 +99,7 @@ struct MarkCopies
       input.place(pointOfSorted[s - 1], frame, b);
       copy = a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
     }
-    headOfSorted[s] = copy ? 0u : static_cast<Index>(s);
+    return copy ? 0u : static_cast<Index>(s);
   }
 };
 
@@ -131,6 +130,22 @@ struct CopyEdgeKeys
   {
     Index const s = slotOfCopy[e];
     key.write(pointOfSorted[headOfSorted[s]], pointOfSorted[s], &lengthBits[e], &pairOfEdge[e]);
+  }
+};
+
+/// The distinct points' codes and input indices, gathered from their sorted positions.
+struct GatherDistinct
+{
+  const Index* slotOfPoint;          ///< [m] sorted position of each distinct point
+  const std::uint64_t* codeOfSorted; ///< [v]
+  const Index* pointOfSorted;        ///< [v]
+  std::uint64_t* codeOfPoint;        ///< [m]
+  Index* inputOfPoint;               ///< [m]
+  EMST_HD void operator()(std::size_t p) const
+  {
+    Index const s = slotOfPoint[p];
+    codeOfPoint[p] = codeOfSorted[s];
+    inputOfPoint[p] = pointOfSorted[s];
   }
 };
 
@@ -179,7 +194,6 @@ template <class Exec, class T, int Dim, class Metric>
 DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input,
   const Metric& metric, FramedPoints<Exec, Dim>& framed, bool countCopies = false)
 {
-  auto policy = exec.policy();
   Buffer<std::uint64_t, Exec>& codeOfSorted = framed.codeOfSorted;
   Buffer<Index, Exec>& pointOfSorted = framed.pointOfSorted;
   std::size_t const v = codeOfSorted.size();
@@ -200,11 +214,9 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
         sharing, ScatterDuplicateKey{ slotOfRun.data(), keyOfRun.data(), pointOfSorted.data() });
     }
     Buffer<Index, Exec> headOfSorted(exec, v);
-    exec.forEach(v,
-      MarkCopies<T, Dim>{
-        input, framed.frame, codeOfSorted.data(), pointOfSorted.data(), headOfSorted.data() });
-    thrust::inclusive_scan(policy, headOfSorted.data(), headOfSorted.end(), headOfSorted.data(),
-      thrust::maximum<Index>());
+    exec.runningMaximum(v, nullptr,
+      MarkCopies<T, Dim>{ input, framed.frame, codeOfSorted.data(), pointOfSorted.data() },
+      headOfSorted.data());
     copies = exec.count(v, IsLaterCopy{ headOfSorted.data() });
     if (copies > 0)
     {
@@ -229,10 +241,9 @@ DistinctPoints<Exec> joinDuplicates(Exec& exec, const InputPoints<T, Dim>& input
       }
       distinct.codeOfPoint = Buffer<std::uint64_t, Exec>(exec, m);
       distinct.inputOfPoint = Buffer<Index, Exec>(exec, m);
-      thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), codeOfSorted.data(),
-        distinct.codeOfPoint.data());
-      thrust::gather(policy, slotOfPoint.data(), slotOfPoint.end(), pointOfSorted.data(),
-        distinct.inputOfPoint.data());
+      exec.forEach(m,
+        GatherDistinct{ slotOfPoint.data(), codeOfSorted.data(), pointOfSorted.data(),
+          distinct.codeOfPoint.data(), distinct.inputOfPoint.data() });
     }
   }
   if (copies == 0)
