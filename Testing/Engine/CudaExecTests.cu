@@ -96,14 +96,7 @@ std::vector<Index> deviceRunningMaximum(
   EXPECT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   {
     CudaExec exec(stream);
-    if (dComponents)
-    {
-      exec.runningMaximum(n, dComponents, RunStarts{ dLabel }, dOut);
-    }
-    else
-    {
-      exec.runningMaximum(n, nullptr, RunStarts{ dLabel }, dOut); // the duplicates' overload
-    }
+    exec.runningMaximum(n, dComponents, RunStarts{ dLabel }, dOut);
     EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   }
   std::vector<Index> out(n);

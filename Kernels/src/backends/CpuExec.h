@@ -175,6 +175,13 @@ public:
       thrust::counting_iterator<std::size_t>(0), thrust::counting_iterator<std::size_t>(n), pred));
   }
 
+  /// count's value, queued now and fetched later (computed at once here).
+  template <class Pred>
+  Later<unsigned long long> countLater(std::size_t n, const Pred& pred)
+  {
+    return Later<unsigned long long>{ static_cast<unsigned long long>(this->count(n, pred)) };
+  }
+
   /// The indices i < n with pred(i), in increasing order, into `out` (sized by the caller).
   template <class Pred>
   void selectIndices(std::size_t n, Index* out, const Pred& pred)

@@ -866,7 +866,7 @@ __global__ void __launch_bounds__(kScanBlock)
   tileMaximumKernel(std::size_t n, const std::uint32_t* components, F f, Index* tileMaximum)
 {
   followPreviousKernel();
-  if (components && *components <= 1)
+  if (*components <= 1)
   {
     return;
   }
@@ -895,7 +895,7 @@ __global__ void __launch_bounds__(kScanBlock) runningMaximumKernel(
   std::size_t n, const std::uint32_t* components, F f, const Index* tilePrefix, Index* out)
 {
   followPreviousKernel();
-  if (components && *components <= 1)
+  if (*components <= 1)
   {
     return;
   }
@@ -1286,6 +1286,14 @@ public:
       this->transformReduce(n, CountTerm<Pred>{ pred }, 0ull, thrust::plus<unsigned long long>{}));
   }
 
+  /// count's value, queued now and fetched later (transformReduceLater: one at a time).
+  template <class Pred>
+  Later<unsigned long long> countLater(std::size_t n, const Pred& pred)
+  {
+    return this->transformReduceLater(n, CountTerm<Pred>{ pred }, 0ull,
+      thrust::plus<unsigned long long>{}, static_cast<unsigned long long*>(nullptr));
+  }
+
   /// The indices i < n with pred(i), in increasing order, into `out`, which the caller sized
   /// from its own count of them: unlike thrust::copy_if, whose returned end reads the count
   /// back, the select's count stays on the device, and the host queues on without waiting.
@@ -1412,7 +1420,9 @@ public:
   /// left to do (*components <= 1, as forEachUnlessDone; null: always). One launch of one tile a
   /// block up to kScanTilesReduced tiles (H200, against two launches: the rounds of the data sets
   /// from 36k to 519k points 20-35 us faster in all, 2-4 us a round), beyond two with a device scan
-  /// of the tile maxima between.
+  /// of the tile maxima between, or without a count f written out and the library's scan over it,
+  /// as the duplicates did before (H200, their phase on cosmo 1e7 3D: 204 us so, 215 with the
+  /// library's scan reading f through an iterator, 230 with the two launches, which read f twice).
   template <class F>
   void runningMaximum(std::size_t n, const std::uint32_t* components, const F& f, Index* out)
   {
@@ -1422,6 +1432,13 @@ public:
     }
     std::size_t const tiles = (n + kScanTile - 1) / kScanTile;
     unsigned const blocks = static_cast<unsigned>(tiles);
+    if (!components && tiles > kScanTilesReduced)
+    {
+      this->forEach(n, StoreValue<F>{ f, out });
+      thrust::inclusive_scan(this->policy(), out, out + n, out, IndexMaximum{});
+      this->checkLaunch("thrust::inclusive_scan");
+      return;
+    }
     if (tiles <= kScanTilesReduced)
     {
       if (this->TileCapacity < tiles)
@@ -1449,24 +1466,6 @@ public:
     this->launch("runningMaximumKernel", runningMaximumKernel<F>, blocks, kScanBlock, n, components,
       f, static_cast<const Index*>(tileMaximum), out);
     this->deallocate(tileMaximum, bytes);
-  }
-
-  /// The same without a count to heed (always): one launch up to kScanTilesReduced tiles;
-  /// beyond, f written out and the library's scan over it, as the duplicates did before (H200,
-  /// their phase on cosmo 1e7 3D: 204 us so, 215 with the library's scan reading f through an
-  /// iterator, 230 with the two launches above, which read f twice). Its own overload: only
-  /// the functors that take it instantiate it.
-  template <class F>
-  void runningMaximum(std::size_t n, std::nullptr_t, const F& f, Index* out)
-  {
-    if (n > kScanTilesReduced * kScanTile)
-    {
-      this->forEach(n, StoreValue<F>{ f, out });
-      thrust::inclusive_scan(this->policy(), out, out + n, out, IndexMaximum{});
-      this->checkLaunch("thrust::inclusive_scan");
-      return;
-    }
-    this->runningMaximum(n, static_cast<const std::uint32_t*>(nullptr), f, out);
   }
 
   /// A run's device memory as one block of `bytes` (its plan's), carved into its buffers on the

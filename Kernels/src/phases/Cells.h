@@ -216,14 +216,6 @@ struct MakeRecords
   }
 };
 
-/// 1 for a point that starts a leaf (the leaves' count, as a sum).
-template <int Dim>
-struct LeafStartTerm
-{
-  StartsLeaf<Dim> startsLeaf;
-  EMST_HD unsigned long long operator()(std::size_t k) const { return startsLeaf(k) ? 1ull : 0ull; }
-};
-
 /// What the cells phase hands on.
 template <class Exec, class T, int Dim>
 struct Cells
@@ -309,8 +301,7 @@ Cells<Exec, T, Dim> buildCells(Exec& exec, const InputPoints<T, Dim>& input, con
       exec.fill(levelOfPoint.data(), m, std::uint8_t(0)); // one leaf
     }
     StartsLeaf<Dim> const startsLeaf{ codeOfPoint, levelOfPoint.data() };
-    auto const leafCount = exec.transformReduceLater(m, LeafStartTerm<Dim>{ startsLeaf }, 0ull,
-      thrust::plus<unsigned long long>{}, static_cast<unsigned long long*>(nullptr));
+    auto const leafCount = exec.countLater(m, startsLeaf);
     // The records do not depend on the leaves: queued before the host waits for their count,
     // they are made while it waits, and while it queues the leaves' passes after (the GPU would
     // idle then).
