@@ -610,16 +610,27 @@ struct LabelNodes
 {
   LabelArrays labels;
   HierarchyArrays<Dim> tree; ///< labels written
-  EMST_HD void operator()(std::size_t node) const
+
+  struct Labels
   {
-    TreeNode<Dim>* const nodes = tree.nodes;
-    Index const split = nodes[node].child[0] & ~kLeafBit;
+    Index first, second;
+  };
+  /// The node's children's labels, loads only (ListSearchersAndLabelNodes issues them before
+  /// its point's).
+  EMST_HD EMST_FORCEINLINE Labels of(std::size_t node) const
+  {
+    Index const split = tree.nodes[node].child[0] & ~kLeafBit;
     LeafRange const r = leavesOfNode(tree.otherEndOfNode, static_cast<Index>(node));
     // Leaves first..split under child 0, split+1..last under child 1 (a leaf child's range is
     // its leaf alone).
-    nodes[node].label[0] = labels.ofRange(r.first, split);
-    nodes[node].label[1] = labels.ofRange(split + 1, r.last);
+    return Labels{ labels.ofRange(r.first, split), labels.ofRange(split + 1, r.last) };
   }
+  EMST_HD EMST_FORCEINLINE void store(std::size_t node, Labels l) const
+  {
+    tree.nodes[node].label[0] = l.first;
+    tree.nodes[node].label[1] = l.second;
+  }
+  EMST_HD void operator()(std::size_t node) const { this->store(node, this->of(node)); }
 };
 
 /// One point's search for FindMin1, as the hierarchy's walks (searchSubtree, searchUpwards) visit
@@ -939,6 +950,37 @@ struct ListSearchers
   }
 };
 
+/// ListSearchers and LabelNodes in one launch, one thread a point and, below L - 1, a node: where
+/// the leaf runs that LabelNodes reads have room of their own (SearchState::runOfLeaf; else
+/// they share the list's room, and LabelNodes finishes before the list is written). Neither
+/// reads what the other writes, and both wait on chains of dependent loads (a point's label,
+/// component, answer and bound; a node's range, then its leaves' labels and runs): the node's
+/// loads are issued before the point's, so that the two chains wait together, and the round
+/// loses a pass over every point.
+template <class Metric>
+struct ListSearchersAndLabelNodes
+{
+  ListSearchers<Metric> list;
+  LabelNodes<Metric::kDim> label;
+  std::size_t nodes;                                ///< L - 1
+  static constexpr bool kTakesSlotsTogether = true; ///< the list's slots
+
+  EMST_HD void operator()(std::size_t index, bool active) const
+  {
+    bool const labels = active && index < nodes;
+    typename LabelNodes<Metric::kDim>::Labels l{ kMixed, kMixed };
+    if (labels)
+    {
+      l = label.of(index);
+    }
+    list(index, active);
+    if (labels)
+    {
+      label.store(index, l);
+    }
+  }
+};
+
 /// The search of the index-th listed point (Exec::forEachListed: index below the list's count).
 template <class Metric>
 struct FindNearestForeignOfList
@@ -971,9 +1013,12 @@ struct StartAnswers
 template <class Exec>
 struct SearchState
 {
-  /// `keepsNext`: whether to keep CandidateArrays::nextOfPoint (4 bytes a point).
-  SearchState(Exec& exec, std::size_t m, std::size_t leaves, int listLength, bool keepsNext)
+  /// `keepsNext`: whether to keep CandidateArrays::nextOfPoint (4 bytes a point); `ownsRuns`:
+  /// whether the leaf runs have room of their own (runOfLeaf, 4 bytes a leaf).
+  SearchState(
+    Exec& exec, std::size_t m, std::size_t leaves, int listLength, bool keepsNext, bool ownsRuns)
     : labelOfLeaf(exec, leaves)
+    , runOfLeaf(exec, ownsRuns ? leaves : 0)
     , candidateOfPoint(exec, m)
     , boundOfPoint(exec, m)
     , neighboursOfPoint(exec, m * static_cast<std::size_t>(listLength))
@@ -995,7 +1040,11 @@ struct SearchState
     return candidates;
   }
 
-  Buffer<Index, Exec> labelOfLeaf;       ///< [L]
+  Buffer<Index, Exec> labelOfLeaf; ///< [L]
+  /// [L] or empty: the leaf runs (LabelArrays::runOfLeaf) apart from the searcher list's room,
+  /// so that the rounds that list their searchers label the subtrees in the list's launch
+  /// (ListSearchersAndLabelNodes)
+  Buffer<Index, Exec> runOfLeaf;
   Buffer<Index, Exec> candidateOfPoint;  ///< [m], kNone at first
   Buffer<float, Exec> boundOfPoint;      ///< [m], 0 at first
   Buffer<Index, Exec> neighboursOfPoint; ///< [m * neighbours], written in round one
@@ -1052,12 +1101,12 @@ struct StartFrozenRound
 /// or the frozen labels' table: StartFrozenRound), the leaves' (LabelLeaves, which also seeds the
 /// bounds) and the subtrees' (LabelNodes). `search.points.componentOfLabel` is the table in
 /// the rounds that read through it.
+/// `nodesToo`: LabelNodes here too (else the round's ListSearchersAndLabelNodes does it).
 template <class Exec, class Metric>
-void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* labelOfLeaf,
+void labelComponents(Exec& exec, const SearchContext<Metric>& search, const LabelArrays& labels,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
-  const FrozenLabels& frozen)
+  const FrozenLabels& frozen, bool nodesToo)
 {
-  LabelArrays const labels{ labelOfLeaf, arena.leafRuns(), search.points.componentOfLabel };
   std::size_t const m = search.points.count;
   std::size_t const leaves = search.cells.leaves;
   if (frozen.active(round))
@@ -1078,7 +1127,11 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
   if (leaves > 1)
   {
     exec.runningMaximum(leaves, components, LabelRunStart{ labels }, labels.runOfLeaf);
-    exec.forEachUnlessDone(leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
+    if (nodesToo)
+    {
+      exec.forEachUnlessDone(
+        leaves - 1, components, LabelNodes<Metric::kDim>{ labels, search.tree });
+    }
   }
 }
 
@@ -1088,9 +1141,10 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, Index* lab
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// `listCount` counts the round's listed points (zero on entry; the arena's searchList holds
 /// them: the searchers, or round one's deferred climbs). Nothing runs when *components (the count
-/// before the round, on the backend) is one.
+/// before the round, on the backend) is one. `runOfLeaf`: the leaf runs' own room
+/// (SearchState::runOfLeaf), or null for the arena's (ComponentArena::leafRuns).
 template <class Exec, class Metric>
-void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
+void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf, Index* runOfLeaf,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
   std::uint32_t* listCount, const FrozenLabels& frozen)
 {
@@ -1098,9 +1152,15 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   search.bottomUp = searchesBottomUp(round, search.points.count, Metric::kDim, Exec::kDefersClimbs);
   search.boundOfComp = arena.ofRound(round).boundOfComp;
   std::size_t const m = search.points.count;
+  std::size_t const leaves = search.cells.leaves;
+  bool const lists = listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers);
+  // The subtrees' labels with the list, where their leaf runs do not take the list's room.
+  bool const nodesWithList = lists && round > 1 && runOfLeaf && leaves > 1;
+  LabelArrays const labels{ labelOfLeaf, runOfLeaf ? runOfLeaf : arena.leafRuns(),
+    search.points.componentOfLabel };
   if (round > 1)
   {
-    labelComponents(exec, search, labelOfLeaf, arena, round, components, frozen);
+    labelComponents(exec, search, labels, arena, round, components, frozen, !nodesWithList);
   }
   if constexpr (Exec::kNeighbours > 0 && Metric::kNeighbourLists)
   {
@@ -1126,9 +1186,19 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf,
   int const deferredLevels = round == 1 && search.bottomUp && search.cells.leaves > 1
     ? deferredClimbLevels(Exec::kDefersClimbs)
     : 0;
-  if (listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers))
+  if (lists)
   {
-    exec.forEachUnlessDone(m, components, ListSearchers<Metric>{ search, searchList, listCount });
+    ListSearchers<Metric> const list{ search, searchList, listCount };
+    if (nodesWithList)
+    {
+      exec.forEachUnlessDone(m, components,
+        ListSearchersAndLabelNodes<Metric>{
+          list, LabelNodes<Metric::kDim>{ labels, search.tree }, leaves - 1 });
+    }
+    else
+    {
+      exec.forEachUnlessDone(m, components, list);
+    }
     exec.forEachListed(m, listCount, components,
       FindNearestForeignOfList<Metric>{ FindNearestForeign<Metric>{ search }, searchList });
   }
