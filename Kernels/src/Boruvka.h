@@ -390,9 +390,8 @@ private:
   template <class M>
   struct Rounds
   {
-    SearchContext<M> search; ///< the run's part; findMin1 adds the round's
-    Index* labelOfLeaf;      ///< SearchState::labelOfLeaf
-    Index* runOfLeaf;        ///< SearchState::runOfLeaf, or null: the arena's room
+    SearchContext<M> search;        ///< the run's part; findMin1 adds the round's
+    const SearchState<Exec>* state; ///< the leaves' labels and runs
     ComponentArena<Exec>* arena;
     Hierarchy<Exec, Dim>* hierarchy;
     RoundCounters counters;
@@ -459,8 +458,7 @@ private:
     Rounds<M> rounds;
     rounds.search = base.withMetric(makeMetric(cells, hierarchy, base));
     rounds.search.reach = searchReach();
-    rounds.labelOfLeaf = state.labelOfLeaf.data();
-    rounds.runOfLeaf = ownsRuns ? state.runOfLeaf.data() : nullptr;
+    rounds.state = &state;
     rounds.arena = &arena;
     rounds.hierarchy = &hierarchy;
     rounds.counters.counters = counters.data();
@@ -558,8 +556,7 @@ private:
     else
     {
       r.arena->prepare(this->X, round, known, before);
-      findMin1(this->X, r.search, r.labelOfLeaf, r.runOfLeaf, *r.arena, round, before,
-        slots.searchers, r.frozen);
+      findMin1(this->X, r.search, *r.state, *r.arena, round, before, slots.searchers, r.frozen);
     }
     ComponentArrays const& comps = r.arena->ofRound(round);
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
@@ -577,8 +574,7 @@ private:
   template <class M>
   void firstSearches(Rounds<M>& r, const std::uint32_t* before, std::uint32_t* searchers)
   {
-    findMin1(
-      this->X, r.search, r.labelOfLeaf, r.runOfLeaf, *r.arena, 1, before, searchers, r.frozen);
+    findMin1(this->X, r.search, *r.state, *r.arena, 1, before, searchers, r.frozen);
     if (!searchesBottomUp(2, r.search.points.count, Dim, Exec::kDefersClimbs))
     {
       r.hierarchy->releaseClimbs();

@@ -1029,6 +1029,11 @@ struct SearchState
       StartAnswers{ this->candidateOfPoint.data(), this->boundOfPoint.data(),
         keepsNext ? this->nextOfPoint.data() : nullptr });
   }
+  /// The leaf runs' own room, or null where they take the arena's (ComponentArena::leafRuns).
+  Index* ownLeafRuns() const
+  {
+    return this->runOfLeaf.size() > 0 ? this->runOfLeaf.data() : nullptr;
+  }
   CandidateArrays candidates() const
   {
     CandidateArrays candidates;
@@ -1141,10 +1146,10 @@ void labelComponents(Exec& exec, const SearchContext<Metric>& search, const Labe
 /// `search` holds the run's arrays; the round's component arrays and flags are set here.
 /// `listCount` counts the round's listed points (zero on entry; the arena's searchList holds
 /// them: the searchers, or round one's deferred climbs). Nothing runs when *components (the count
-/// before the round, on the backend) is one. `runOfLeaf`: the leaf runs' own room
-/// (SearchState::runOfLeaf), or null for the arena's (ComponentArena::leafRuns).
+/// before the round, on the backend) is one. `state`: the leaves' labels and, where they have
+/// room of their own, their runs.
 template <class Exec, class Metric>
-void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf, Index* runOfLeaf,
+void findMin1(Exec& exec, SearchContext<Metric> search, const SearchState<Exec>& state,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
   std::uint32_t* listCount, const FrozenLabels& frozen)
 {
@@ -1155,8 +1160,9 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf, Inde
   std::size_t const leaves = search.cells.leaves;
   bool const lists = listsSearchers(round, m, Metric::kDim, Exec::kListsSearchers);
   // The subtrees' labels with the list, where their leaf runs do not take the list's room.
-  bool const nodesWithList = lists && round > 1 && runOfLeaf && leaves > 1;
-  LabelArrays const labels{ labelOfLeaf, runOfLeaf ? runOfLeaf : arena.leafRuns(),
+  Index* const ownRuns = state.ownLeafRuns();
+  bool const nodesWithList = lists && round > 1 && ownRuns && leaves > 1;
+  LabelArrays const labels{ state.labelOfLeaf.data(), ownRuns ? ownRuns : arena.leafRuns(),
     search.points.componentOfLabel };
   if (round > 1)
   {
@@ -1183,9 +1189,8 @@ void findMin1(Exec& exec, SearchContext<Metric> search, Index* labelOfLeaf, Inde
     }
   }
   Index* const searchList = arena.searchList(round);
-  int const deferredLevels = round == 1 && search.bottomUp && search.cells.leaves > 1
-    ? deferredClimbLevels(Exec::kDefersClimbs)
-    : 0;
+  int const deferredLevels =
+    round == 1 && search.bottomUp && leaves > 1 ? deferredClimbLevels(Exec::kDefersClimbs) : 0;
   if (lists)
   {
     ListSearchers<Metric> const list{ search, searchList, listCount };
