@@ -290,8 +290,8 @@ private:
       }
       distinct.codeOfPoint.reset();
       this->progress(0.97, "output");
-      this->download(
-        orderEdges(this->X, inputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges),
+      this->download(orderEdges(this->X, inputMetric, edgePoints, distinct.inputOfPoint,
+                       distinct.copyEdges, framed.lengthBound()),
         result.edges);
       this->finished();
       return;
@@ -362,8 +362,8 @@ private:
           distinct.copyEdges.lengthBits.data(), distinct.copyEdges.pairOfEdge.data() });
     }
     anchorOfInput.reset();
-    Buf<OutputEdge> out =
-      orderEdges(this->X, outputMetric, edgePoints, distinct.inputOfPoint, distinct.copyEdges);
+    Buf<OutputEdge> out = orderEdges(this->X, outputMetric, edgePoints, distinct.inputOfPoint,
+      distinct.copyEdges, framed.lengthBound());
     this->X.forEach(n, CoreKeyToDistance{ coreKeyOfInput.data(), framed.frame.scale });
     this->download(std::move(out), result.edges);
     this->download(coreKeyOfInput, coreDistance);

@@ -866,6 +866,73 @@ TEST(CudaExec, SortByLessInTheLibrarys)
   checkSortByLess();
 }
 
+/// base/PairSort.h's sortItemsByKey (the output's sort) on the GPU: the pairs of a case as
+/// items keyed by their top 32 bits (runs of equal keys of every length, exact ties), through
+/// the one-launch radix sort (up to 262144 items) and the library's, in both layouts (the lean
+/// one sorts the whole list by comparison when most items are in long runs), against std::sort.
+TEST(CudaExec, ItemsByKeyOrdersTheRunsOfEqualKeys)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  using emst::detail::Buffer;
+  using Item = emst::detail::KeyedValue<Index>;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  for (bool const lean : { false, true })
+  {
+    for (std::size_t const clusters :
+      { std::size_t(1), std::size_t(40), std::size_t(3000), std::size_t(100000) })
+    {
+      for (int const keyBits : { 63, 40 })
+      {
+        emst::testing::PairSortCase const c = emst::testing::makePairSortCase(
+          clusters, keyBits, clusters % 2 == 0, static_cast<std::uint32_t>(clusters + keyBits));
+        auto const expected = emst::testing::sortedPairs(c);
+        std::size_t const n = c.keys.size();
+        std::vector<std::uint32_t> keys(n);
+        std::vector<Index> slots(n);
+        std::vector<Item> items(n);
+        for (std::size_t i = 0; i < n; ++i)
+        {
+          keys[n - 1 - i] = static_cast<std::uint32_t>(c.keys[i] >> (keyBits - 32));
+          slots[n - 1 - i] = static_cast<Index>(i);
+          items[i] = Item{ c.keys[i], c.values[i] };
+        }
+        std::vector<Item> got(n);
+        {
+          CudaExec exec(stream);
+          exec.useLeanLayout(lean);
+          Buffer<std::uint32_t, CudaExec> dKeys(exec, n);
+          Buffer<Index, CudaExec> dSlots(exec, n);
+          Buffer<Item, CudaExec> dItems(exec, n);
+          ASSERT_EQ(cudaMemcpyAsync(dKeys.data(), keys.data(), n * sizeof(std::uint32_t),
+                      cudaMemcpyHostToDevice, stream),
+            cudaSuccess);
+          ASSERT_EQ(cudaMemcpyAsync(dSlots.data(), slots.data(), n * sizeof(Index),
+                      cudaMemcpyHostToDevice, stream),
+            cudaSuccess);
+          ASSERT_EQ(cudaMemcpyAsync(dItems.data(), items.data(), n * sizeof(Item),
+                      cudaMemcpyHostToDevice, stream),
+            cudaSuccess);
+          Buffer<Item, CudaExec> const sorted = emst::detail::sortItemsByKey(
+            exec, dKeys, dSlots, dItems, emst::detail::KeyedValueLess{});
+          ASSERT_EQ(sorted.size(), n);
+          exec.copyToHost(got.data(), sorted.data(), n);
+        }
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+          wrong += got[i].key != expected[i].first || got[i].value != expected[i].second;
+        }
+        EXPECT_EQ(wrong, 0u) << n << " items, " << keyBits << " key bits, lean " << lean;
+      }
+    }
+  }
+  cudaStreamDestroy(stream);
+}
+
 TEST(CudaExec, PairSortOrdersTheRunsItsRadixSortLeaves)
 {
   if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))

@@ -8,7 +8,10 @@
 // would take are saved; the runs they would have ordered are rare where the kept bits resolve
 // the keys (10^7 3D codes: 86 uniform points in runs with 40 of 63 bits, 0.7% of cosmo's with
 // 48) and exact ties (duplicate points, equal lengths) get their value order in the same runs.
-// Used by the set-up's sort by code (Frame.h) and the output's by length (OutputOrder.h).
+// Used by the set-up's sort by code (Frame.h). Below it, sortItemsByKey: items sorted by a
+// comparison given a 32-bit key of each that the comparison refines, a radix sort of (key,
+// slot) pairs, the items gathered, and the runs of equal keys ordered the same way (the
+// output's edges by length and pair, OutputOrder.h).
 #pragma once
 
 #include "base/Algorithms.h"
@@ -20,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace emst
 {
@@ -50,14 +54,15 @@ struct SortedBits
 /// sorted bits (counting at most kShortRun + 1 of them): the one test of a long run, which
 /// SortShortRuns leaves to the gathered sort. Only there can the order still be wrong once
 /// SortShortRuns has run.
+template <class K = std::uint64_t>
 struct InLongRun
 {
-  const std::uint64_t* keys; ///< [count], radix-sorted
+  const K* keys; ///< [count], radix-sorted
   std::size_t count;
   SortedBits bits;
   EMST_HD bool operator()(std::size_t s) const
   {
-    std::uint64_t const key = keys[s];
+    K const key = keys[s];
     int same = 1;
     for (std::size_t k = s; k > 0 && same <= kShortRun && bits.same(keys[k - 1], key); --k)
     {
@@ -73,9 +78,10 @@ struct InLongRun
 
 /// InLongRun of every pair, as bytes (the gathered sort's select reads a byte a pair instead of
 /// walking the run: CUB's select calls its predicate for one item after the other in a thread).
+template <class K = std::uint64_t>
 struct MarkLongRuns
 {
-  InLongRun longRun;
+  InLongRun<K> longRun;
   std::uint8_t* inLongRun; ///< [count]
   EMST_HD void operator()(std::size_t s) const { inLongRun[s] = longRun(s) ? 1 : 0; }
 };
@@ -85,6 +91,49 @@ struct IsMarked
   const std::uint8_t* mark;
   EMST_HD bool operator()(std::size_t s) const { return mark[s] != 0; }
 };
+
+/// Knuth's network of 19 comparators for eight places, order(a, b) (a < b) putting places a and
+/// b in order: one function for the two short-run sorts below.
+template <class Order>
+EMST_HD EMST_FORCEINLINE void sortEightPlaces(const Order& order)
+{
+  order(0, 2);
+  order(1, 3);
+  order(4, 6);
+  order(5, 7);
+  order(0, 4);
+  order(1, 5);
+  order(2, 6);
+  order(3, 7);
+  order(0, 1);
+  order(2, 3);
+  order(4, 5);
+  order(6, 7);
+  order(2, 4);
+  order(3, 5);
+  order(1, 4);
+  order(3, 6);
+  order(1, 2);
+  order(3, 4);
+  order(5, 6);
+}
+
+/// f(i) for each place i < size of a short run (size <= kShortRun), unrolled on the GPU so that
+/// the places stay in registers.
+template <class F>
+EMST_HD EMST_FORCEINLINE void forPlacesOfRun(int size, const F& f)
+{
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int i = 0; i < kShortRun; ++i)
+  {
+    if (i < size)
+    {
+      f(i);
+    }
+  }
+}
 
 /// One comparator of SortShortRuns' network: (key, value) order.
 template <class V>
@@ -162,36 +211,13 @@ struct SortShortRuns
         value[i] = static_cast<V>(~V(0));
       }
     }
-    orderTwo(key[0], value[0], key[2], value[2]);
-    orderTwo(key[1], value[1], key[3], value[3]);
-    orderTwo(key[4], value[4], key[6], value[6]);
-    orderTwo(key[5], value[5], key[7], value[7]);
-    orderTwo(key[0], value[0], key[4], value[4]);
-    orderTwo(key[1], value[1], key[5], value[5]);
-    orderTwo(key[2], value[2], key[6], value[6]);
-    orderTwo(key[3], value[3], key[7], value[7]);
-    orderTwo(key[0], value[0], key[1], value[1]);
-    orderTwo(key[2], value[2], key[3], value[3]);
-    orderTwo(key[4], value[4], key[5], value[5]);
-    orderTwo(key[6], value[6], key[7], value[7]);
-    orderTwo(key[2], value[2], key[4], value[4]);
-    orderTwo(key[3], value[3], key[5], value[5]);
-    orderTwo(key[1], value[1], key[4], value[4]);
-    orderTwo(key[3], value[3], key[6], value[6]);
-    orderTwo(key[1], value[1], key[2], value[2]);
-    orderTwo(key[3], value[3], key[4], value[4]);
-    orderTwo(key[5], value[5], key[6], value[6]);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int i = 0; i < kShortRun; ++i)
-    {
-      if (i < size)
+    sortEightPlaces([&](int a, int b) { orderTwo(key[a], value[a], key[b], value[b]); });
+    forPlacesOfRun(size,
+      [&](int i)
       {
         keys[s + i] = key[i];
         values[s + i] = value[i];
-      }
-    }
+      });
   }
 };
 
@@ -254,7 +280,7 @@ struct CountsNothing
 template <class Also>
 struct LongRunsAndAlso
 {
-  InLongRun longRun;
+  InLongRun<> longRun;
   Also also;
   EMST_HD unsigned long long operator()(std::size_t s) const
   {
@@ -288,7 +314,7 @@ std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, E
   // Counted apart: one atomic a warp where most pairs are in long runs (the output of cosmo
   // 1e7 2D) took 0.35 ms more than a count of its own (H100).
   unsigned long long const counts = exec.transformReduce(n,
-    LongRunsAndAlso<Also>{ InLongRun{ keys.data(), n, bits }, Also{ keys.data(), n } }, 0ull,
+    LongRunsAndAlso<Also>{ InLongRun<>{ keys.data(), n, bits }, Also{ keys.data(), n } }, 0ull,
     thrust::plus<unsigned long long>{});
   std::size_t const tied = static_cast<std::size_t>(counts >> 32);
   if (tied == 0)
@@ -306,7 +332,7 @@ std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, E
     Buffer<Index, Exec> slotOfTied(exec, tied);
     {
       Buffer<std::uint8_t, Exec> inLongRun(exec, n);
-      exec.forEach(n, MarkLongRuns{ InLongRun{ keys.data(), n, bits }, inLongRun.data() });
+      exec.forEach(n, MarkLongRuns<>{ InLongRun<>{ keys.data(), n, bits }, inLongRun.data() });
       exec.selectIndices(n, slotOfTied.data(), IsMarked{ inLongRun.data() });
     }
     Buffer<KeyedValue<V>, Exec> run(exec, tied);
@@ -322,6 +348,139 @@ std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, E
   {
     return exec.count(n, Also{ keys.data(), n }); // the runs reordered: counted again
   }
+}
+
+/// items[slots[s]] gathered into place s: the items in the radix sort's order, a long run's.
+template <class T>
+struct GatherItems
+{
+  const Index* slotOf; ///< [count]
+  const T* from;
+  T* to; ///< [count]
+  EMST_HD void operator()(std::size_t s) const { to[s] = from[slotOf[s]]; }
+};
+
+/// A long run's sorted items back to their slots.
+template <class T>
+struct ScatterItems
+{
+  const Index* slotOf; ///< [count]
+  const T* from;       ///< [count]
+  T* to;
+  EMST_HD void operator()(std::size_t s) const { to[slotOf[s]] = from[s]; }
+};
+
+/// After sortItemsByKey's radix sort and gather: the thread at the start of a run of two to
+/// kShortRun equal keys puts the run's items in `less` order, in registers, by the network of
+/// SortShortRuns (the places past the run count as above every item: a comparator with one of
+/// them never swaps, so they stay where they are); every item's byte says whether it is in a
+/// longer run (gathered after it), in the same pass. H200, cosmo 1e7 3D: the marks in a pass of
+/// their own took 49 us more; the long runs' count in a reduction of this pass 15 us more than
+/// a count of its own; the gather in this pass too (a run's first thread gathering the run)
+/// 313 us against 170 for the gather alone and about 100 for this pass.
+template <class T, class Less>
+struct SortShortItemRuns
+{
+  const std::uint32_t* keys; ///< [count], sorted
+  T* items; ///< [count], items[s] of key keys[s]; each short run in order on return
+  std::size_t count;
+  Less less;
+  std::uint8_t* inLongRun; ///< [count] 1 for an item of a run longer than kShortRun, else 0
+  EMST_HD void operator()(std::size_t s) const { inLongRun[s] = this->sortRun(s) ? 1 : 0; }
+
+  /// Whether item s is in a long run; sorts its short run if it starts one.
+  EMST_HD bool sortRun(std::size_t s) const
+  {
+    std::uint32_t const first = keys[s];
+    bool const joinsBefore = s > 0 && keys[s - 1] == first;
+    if (!joinsBefore && (s + 1 >= count || keys[s + 1] != first))
+    {
+      return false; // in no run
+    }
+    if (joinsBefore) // within a run that its first item sorts, if short
+    {
+      return InLongRun<std::uint32_t>{ keys, count, SortedBits{ 0 } }(s);
+    }
+    int size = 1;
+    bool open = true;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (int i = 1; i <= kShortRun; ++i)
+    {
+      open = open && s + i < count && keys[s + i] == first;
+      size += open ? 1 : 0;
+    }
+    if (size > kShortRun)
+    {
+      return true; // a long run: gathered and sorted with the others
+    }
+    T item[kShortRun];
+    forPlacesOfRun(size, [&](int i) { item[i] = items[s + i]; });
+    sortEightPlaces(
+      [&](int a, int b)
+      {
+        if (b < size && less(item[b], item[a]))
+        {
+          T const t = item[a];
+          item[a] = item[b];
+          item[b] = t;
+        }
+      });
+    forPlacesOfRun(size, [&](int i) { items[s + i] = item[i]; });
+    return false;
+  }
+};
+
+/// Sorts `items` by `less` (a strict weak order; items it finds equal end in any order), given
+/// a 32-bit key of each that `less` refines (key(a) < key(b) implies less(a, b)): keys[s] is the
+/// key of items[slots[s]]. A radix sort of the (key, slot) pairs, 8 bytes a pair instead of
+/// the item's own (Exec::sortPairsByBits, all 32 bits: four passes), the items gathered in
+/// that order, then the runs of equal keys put in order: each short run in place by one thread
+/// (the long runs' items marked in the same pass), the long ones gathered and sorted together
+/// by comparison (Exec::sortByLess). Where memory
+/// comes first (Exec::savesMemory) and the long runs' room (a slot and two items each) would
+/// exceed the list's, the whole list is sorted by comparison instead. Consumes keys, slots and
+/// items; returns the sorted items.
+template <class Exec, class T, class Less>
+Buffer<T, Exec> sortItemsByKey(Exec& exec, Buffer<std::uint32_t, Exec>& keys,
+  Buffer<Index, Exec>& slots, Buffer<T, Exec>& items, const Less& less)
+{
+  std::size_t const n = items.size();
+  if (n < 2)
+  {
+    keys.reset();
+    slots.reset();
+    return std::move(items);
+  }
+  exec.sortPairsByBits(keys, slots, 0, 32);
+  Buffer<T, Exec> sorted(exec, n);
+  exec.forEach(n, GatherItems<T>{ slots.data(), items.data(), sorted.data() });
+  slots.reset();
+  items.reset();
+  Buffer<std::uint8_t, Exec> inLongRun(exec, n);
+  exec.forEach(
+    n, SortShortItemRuns<T, Less>{ keys.data(), sorted.data(), n, less, inLongRun.data() });
+  keys.reset();
+  std::size_t const tied = exec.count(n, IsMarked{ inLongRun.data() });
+  if (tied == 0)
+  {
+    return sorted;
+  }
+  if (exec.savesMemory() && (sizeof(Index) + 2 * sizeof(T)) * tied > sizeof(T) * n)
+  {
+    inLongRun.reset();
+    exec.sortByLess(sorted, less);
+    return sorted;
+  }
+  Buffer<Index, Exec> slotOfTied(exec, tied);
+  exec.selectIndices(n, slotOfTied.data(), IsMarked{ inLongRun.data() });
+  inLongRun.reset();
+  Buffer<T, Exec> run(exec, tied);
+  exec.forEach(tied, GatherItems<T>{ slotOfTied.data(), sorted.data(), run.data() });
+  exec.sortByLess(run, less);
+  exec.forEach(tied, ScatterItems<T>{ slotOfTied.data(), run.data(), sorted.data() });
+  return sorted;
 }
 
 } // namespace detail

@@ -425,6 +425,14 @@ struct FramedPoints
   PeriodicBox periodicBox{};
   double givenScale = 0.0;
 
+  /// A length at least every edge's, in input units: twice the largest extent (the diagonal
+  /// is at most sqrt(3) times it, a minimum image half that; a core distance is a distance
+  /// between points), for the output's sort keys (OutputOrder.h, lengthKeyBelow).
+  double lengthBound() const
+  {
+    return 2.0 * static_cast<double>(this->scaledExtent) / this->frame.scale;
+  }
+
   /// The frame's Tolerance; needs two distinct points or a periodic axis (scaledExtent > 0).
   Tolerance tolerance() const
   {

@@ -55,22 +55,51 @@ struct EdgeKey
   }
 };
 
-template <class Metric>
-struct TreeEdgeKeys
+/// A 32-bit key of an edge length that the canonical order refines (a longer length never has a
+/// smaller key), for the output's radix sort (base/PairSort.h, sortItemsByKey): the bits of the
+/// double length above `lowBits`, shifted right by 25 (the exponent's last 5 bits and 27 of the
+/// mantissa: 32 octaves, lengths 2^-27 apart relatively or more told apart), 0 at or below
+/// them and 2^32 - 1 past them. Keys that tie are ordered by comparison afterwards, so any
+/// lowBits gives the same order; lengthKeyBelow makes the octaves those below every length.
+struct LengthKey
 {
-  EdgeKey<Metric> key;
-  const Index* edgePoints;   ///< [2*e] distinct-point pairs
-  const Index* inputOfPoint; ///< [m]
-  std::uint64_t* lengthBits; ///< [e]
-  std::uint64_t* pairOfEdge; ///< [e]
-  EMST_HD void operator()(std::size_t e) const
+  static constexpr int kShift = 25;
+  std::uint64_t lowBits;
+  EMST_HD EMST_FORCEINLINE std::uint32_t operator()(std::uint64_t lengthBits) const
   {
-    key.write(inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]], &lengthBits[e],
-      &pairOfEdge[e]);
+    std::uint64_t const above = lengthBits > lowBits ? (lengthBits - lowBits) >> kShift : 0u;
+    return above > 0xFFFFFFFFull ? 0xFFFFFFFFu : static_cast<std::uint32_t>(above);
   }
 };
 
-/// The tree's edges as output edges, unordered (orderEdges below mergedEdgesBelow).
+/// The key whose 32 octaves end at `bound`, a length at least every edge's (the frame's extent,
+/// FramedPoints::lengthBound): 0 where it is not a positive finite number (the lowest 32
+/// octaves of doubles, all lengths then told apart by comparison alone).
+inline LengthKey lengthKeyBelow(double bound)
+{
+  std::uint64_t const span = std::uint64_t(1) << (32 + LengthKey::kShift);
+  std::uint64_t const top = bound > 0.0 && bound - bound == 0.0 ? doubleBits(bound) : 0u;
+  return LengthKey{ top > span ? top - span : 0u };
+}
+
+/// Where an edge's sort key goes (orderEdges' radix path): keyOfSlot[s] the key of the output
+/// edge at s, slotOfSlot[s] = s (sortItemsByKey's slots); null keys on the merged path.
+struct KeyedSlots
+{
+  LengthKey lengthKey;
+  std::uint32_t* keyOfSlot = nullptr; ///< [e]
+  Index* slotOfSlot = nullptr;        ///< [e]
+  EMST_HD EMST_FORCEINLINE void write(std::size_t s, std::uint64_t lengthBits) const
+  {
+    if (keyOfSlot)
+    {
+      keyOfSlot[s] = lengthKey(lengthBits);
+      slotOfSlot[s] = static_cast<Index>(s);
+    }
+  }
+};
+
+/// The tree's edges as output edges, unordered, and their keys where `keyed` holds room.
 template <class Metric>
 struct TreeOutputEdges
 {
@@ -78,6 +107,7 @@ struct TreeOutputEdges
   const Index* edgePoints;   ///< [2*e] distinct-point pairs
   const Index* inputOfPoint; ///< [m]
   OutputEdge* out;           ///< [e]
+  KeyedSlots keyed;
   EMST_HD void operator()(std::size_t e) const
   {
     std::uint64_t lengthBits = 0;
@@ -85,6 +115,7 @@ struct TreeOutputEdges
     key.write(
       inputOfPoint[edgePoints[2 * e]], inputOfPoint[edgePoints[2 * e + 1]], &lengthBits, &pair);
     out[e] = outputEdgeOfKey(lengthBits, pair);
+    keyed.write(e, lengthBits);
   }
 };
 
@@ -97,23 +128,21 @@ struct OutputEdgeLess
   }
 };
 
-struct WriteEdges
+/// The copies' edges (EdgeKeys) as output edges from slot `first` on, and their keys where
+/// `keyed` holds room.
+struct CopyOutputEdges
 {
-  const std::uint64_t* lengthBits; ///< [e], canonical order
-  const std::uint64_t* pairOfEdge; ///< [e], canonical order
+  const std::uint64_t* lengthBits; ///< [d]
+  const std::uint64_t* pairOfEdge; ///< [d]
   OutputEdge* out;                 ///< [e]
+  std::size_t first;
+  KeyedSlots keyed;
   EMST_HD void operator()(std::size_t k) const
   {
-    out[k] = outputEdgeOfKey(lengthBits[k], pairOfEdge[k]);
+    out[first + k] = outputEdgeOfKey(lengthBits[k], pairOfEdge[k]);
+    keyed.write(first + k, lengthBits[k]);
   }
 };
-
-/// The length bits the output's radix sort orders (non-negative doubles: bit 63 is 0), the
-/// top ones: the sign, the exponent and 28 bits of the mantissa, five passes instead of eight;
-/// the runs of lengths equal in them (2^-28 apart at most, relatively) are ordered afterwards
-/// (base/PairSort.h). H100, the output phase: uniform 10^7 3D 2.24 -> 1.75 ms, 3 * 10^7 6.7 ->
-/// 5.3, uniform 10^7 2D 2.39 -> 2.02; with 48 bits (six passes) 1.94 at 10^7 in 3D.
-constexpr int kLengthRadixBits = 40;
 
 /// The fewest edges that orderEdges radix-sorts: below, where memory does not come first and
 /// the backend sorts them by comparison in one call (Exec::sortsByLessAtOnce), the output edges
@@ -153,66 +182,48 @@ struct EdgeKeys
 };
 
 /// The output phase: the tree's m-1 edges (pairs of distinct points in `edgePoints`, [2(m-1)])
-/// and the copies' edges, in input indices and canonical order: below mergedEdgesBelow the
-/// output edges sorted by comparison, else their keys by sortPairs. Releases edgePoints,
-/// inputOfPoint and copyEdges as soon as they are read.
+/// and the copies' edges, in input indices and canonical order: below mergedEdgesBelow sorted
+/// by comparison, else by sortItemsByKey over their LengthKeys (`lengthBound`: a length at
+/// least every edge's). Releases edgePoints, inputOfPoint and copyEdges as soon as they are
+/// read.
 template <class Exec, class Metric>
 Buffer<OutputEdge, Exec> orderEdges(Exec& exec, const Metric& metric,
-  Buffer<Index, Exec>& edgePoints, Buffer<Index, Exec>& inputOfPoint, EdgeKeys<Exec>& copyEdges)
+  Buffer<Index, Exec>& edgePoints, Buffer<Index, Exec>& inputOfPoint, EdgeKeys<Exec>& copyEdges,
+  double lengthBound)
 {
-  auto policy = exec.policy();
   std::size_t const treeEdges = edgePoints.size() / 2;
   std::size_t const copies = copyEdges.size();
   std::size_t const e = treeEdges + copies;
-  if (e < mergedEdgesBelow(Exec::kMergedEdgesBelow) && !exec.savesMemory() &&
-    exec.template sortsByLessAtOnce<OutputEdge, OutputEdgeLess>(e))
-  {
-    Buffer<OutputEdge, Exec> out(exec, e);
-    if (treeEdges > 0)
-    {
-      exec.forEach(treeEdges,
-        TreeOutputEdges<Metric>{ { metric }, edgePoints.data(), inputOfPoint.data(), out.data() });
-    }
-    edgePoints.reset();
-    inputOfPoint.reset();
-    if (copies > 0)
-    {
-      exec.forEach(copies,
-        WriteEdges{
-          copyEdges.lengthBits.data(), copyEdges.pairOfEdge.data(), out.data() + treeEdges });
-      copyEdges.reset();
-    }
-    exec.sortByLess(out, OutputEdgeLess{}); // distinct pairs: no two equal
-    return out;
-  }
-  EdgeKeys<Exec> edges(exec, e);
-  std::uint64_t* const lengthBits = edges.lengthBits.data();
-  std::uint64_t* const pairOfEdge = edges.pairOfEdge.data();
+  bool const merged = e < mergedEdgesBelow(Exec::kMergedEdgesBelow) && !exec.savesMemory() &&
+    exec.template sortsByLessAtOnce<OutputEdge, OutputEdgeLess>(e);
+  Buffer<OutputEdge, Exec> out(exec, e);
+  // The radix path's keys: 8 bytes an edge (the key and its slot) where the sort by the
+  // lengths' top 40 bits and the pairs moved 16 (H200, the output of cosmo 1e7 3D: RESULTS.md).
+  Buffer<std::uint32_t, Exec> keyOfSlot(exec, merged ? 0 : e);
+  Buffer<Index, Exec> slotOfSlot(exec, merged ? 0 : e);
+  KeyedSlots const keyed{ lengthKeyBelow(lengthBound), merged ? nullptr : keyOfSlot.data(),
+    merged ? nullptr : slotOfSlot.data() };
   if (treeEdges > 0)
   {
     exec.forEach(treeEdges,
-      TreeEdgeKeys<Metric>{
-        { metric }, edgePoints.data(), inputOfPoint.data(), lengthBits, pairOfEdge });
+      TreeOutputEdges<Metric>{
+        { metric }, edgePoints.data(), inputOfPoint.data(), out.data(), keyed });
   }
   edgePoints.reset();
   inputOfPoint.reset();
   if (copies > 0)
   {
-    thrust::copy(
-      policy, copyEdges.lengthBits.data(), copyEdges.lengthBits.end(), lengthBits + treeEdges);
-    thrust::copy(
-      policy, copyEdges.pairOfEdge.data(), copyEdges.pairOfEdge.end(), pairOfEdge + treeEdges);
+    exec.forEach(copies,
+      CopyOutputEdges{
+        copyEdges.lengthBits.data(), copyEdges.pairOfEdge.data(), out.data(), treeEdges, keyed });
     copyEdges.reset();
   }
-  // (length, pair) order: a radix sort by the lengths' top bits, then the runs of lengths
-  // equal in them (equal lengths above all: lattices, quantised coordinates; float coordinates
-  // give a third of the lengths a twin on 10^7 uniform points in 2D) ordered by length and pair.
-  // Where memory comes first and most edges are in long runs, the list is sorted again by pair
-  // and then by length: 10-15% more time on such sets.
-  sortPairs(exec, edges.lengthBits, edges.pairOfEdge, 63, kLengthRadixBits);
-  Buffer<OutputEdge, Exec> out(exec, e);
-  exec.forEach(e, WriteEdges{ edges.lengthBits.data(), edges.pairOfEdge.data(), out.data() });
-  return out;
+  if (merged)
+  {
+    exec.sortByLess(out, OutputEdgeLess{}); // distinct pairs: no two equal
+    return out;
+  }
+  return sortItemsByKey(exec, keyOfSlot, slotOfSlot, out, OutputEdgeLess{});
 }
 
 } // namespace detail
