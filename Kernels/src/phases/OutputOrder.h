@@ -147,8 +147,10 @@ struct CopyOutputEdges
 /// The fewest edges that orderEdges radix-sorts: below, where memory does not come first and
 /// the backend sorts them by comparison in one call (Exec::sortsByLessAtOnce), the output edges
 /// themselves are sorted in the canonical order, one launch on the GPU instead of a radix sort
-/// of their lengths' top bits, the count of the long runs it leaves (a host wait) and their
-/// gathered sort. H200 (RESULTS.md, 2026-12-02), the output phase, us: tsp_monalisa100k
+/// of keys, the gather, the count of the long runs (a host wait) and their gathered sort (the
+/// keyed sort below 2^20 edges: 6-7% slower on the data sets of 10^5 to 5 * 10^5 points,
+/// RESULTS.md, 2026-12-03). H200 (RESULTS.md, 2026-12-02, against the radix sort of the lengths'
+/// top 40 bits and the pairs that the keyed sort replaced), the output phase, us: tsp_monalisa100k
 /// (whose lengths mostly tie with others) 138 -> 68, lidar_autzen110k 130 -> 66,
 /// lidar_lonestar519k 264 -> 168, uniform 1e5 3D 77 -> 64, uniform 1e6 3D 192 -> 190, 1e6 2D
 /// 188 -> 191. The backend's count (Exec::kMergedEdgesBelow), or the knob
