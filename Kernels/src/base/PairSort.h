@@ -78,10 +78,9 @@ struct InLongRun
 
 /// InLongRun of every pair, as bytes (the gathered sort's select reads a byte a pair instead of
 /// walking the run: CUB's select calls its predicate for one item after the other in a thread).
-template <class K = std::uint64_t>
 struct MarkLongRuns
 {
-  InLongRun<K> longRun;
+  InLongRun<> longRun;
   std::uint8_t* inLongRun; ///< [count]
   EMST_HD void operator()(std::size_t s) const { inLongRun[s] = longRun(s) ? 1 : 0; }
 };
@@ -332,7 +331,7 @@ std::size_t sortPairs(Exec& exec, Buffer<std::uint64_t, Exec>& keys, Buffer<V, E
     Buffer<Index, Exec> slotOfTied(exec, tied);
     {
       Buffer<std::uint8_t, Exec> inLongRun(exec, n);
-      exec.forEach(n, MarkLongRuns<>{ InLongRun<>{ keys.data(), n, bits }, inLongRun.data() });
+      exec.forEach(n, MarkLongRuns{ InLongRun<>{ keys.data(), n, bits }, inLongRun.data() });
       exec.selectIndices(n, slotOfTied.data(), IsMarked{ inLongRun.data() });
     }
     Buffer<KeyedValue<V>, Exec> run(exec, tied);
@@ -438,10 +437,9 @@ struct SortShortItemRuns
 /// the item's own (Exec::sortPairsByBits, all 32 bits: four passes), the items gathered in
 /// that order, then the runs of equal keys put in order: each short run in place by one thread
 /// (the long runs' items marked in the same pass), the long ones gathered and sorted together
-/// by comparison (Exec::sortByLess). Where memory
-/// comes first (Exec::savesMemory) and the long runs' room (a slot and two items each) would
-/// exceed the list's, the whole list is sorted by comparison instead. Consumes keys, slots and
-/// items; returns the sorted items.
+/// by comparison (Exec::sortByLess). Where memory comes first (Exec::savesMemory) and the long
+/// runs' room (a slot and two items each) would exceed the list's, the whole list is sorted by
+/// comparison instead. Consumes keys, slots and items; returns the sorted items.
 template <class Exec, class T, class Less>
 Buffer<T, Exec> sortItemsByKey(Exec& exec, Buffer<std::uint32_t, Exec>& keys,
   Buffer<Index, Exec>& slots, Buffer<T, Exec>& items, const Less& less)
