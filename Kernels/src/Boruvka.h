@@ -430,14 +430,27 @@ private:
     int const listLength = M::kNeighbourLists ? neighbourListLength(Exec::kNeighbours) : 0;
     bool const keepsNext = Dim == 3 && listLength == 0 && !this->X.savesMemory();
     // The leaf runs apart from the searcher list (4 bytes a leaf) where the rounds list their
-    // searchers, unless memory comes first: one pass a round fewer (ListSearchersAndLabelNodes).
+    // searchers, unless memory comes first: one pass a round fewer (ListAndLabelNodes).
     // H100, three alternating blocks of 7 runs, medians, ms: uniform 1e7 3D 20.01 -> 19.79,
     // cosmo 20.74 -> 20.53, uniform 1e7 2D 14.36 -> 14.17, uniform 1e6 3D 2.67 -> 2.64, for
     // 0.6-0.8 bytes a point more.
     bool const ownsRuns =
       listsSearchers(RoundCounters::kMaxRounds, m, Dim, Exec::kListsSearchers) &&
       !this->X.savesMemory();
-    SearchState<Exec> const state(this->X, m, cells.leaves, listLength, keepsNext, ownsRuns);
+    // The leaves' least bounds (4 bytes a leaf) where a round may list its searchers leaf by
+    // leaf (ListLeafSearchers): in the arena's bound array past what the rounds from the first
+    // such round use, else (where they do not fit there) in room of their own.
+    int const frozenFrom =
+      replayedRoundsFrom(m, Dim, Exec::kReplaysRounds, Exec::kListsSearchers) > 0
+      ? 0
+      : frozenLabelsFrom();
+    bool const ownsLeafBounds = listLength == 0 &&
+      listsSearchers(RoundCounters::kMaxRounds, m, Dim, Exec::kListsSearchers) &&
+      leafListsFrom(m) > 0 &&
+      ComponentArena<Exec>::leafBoundsAt(m, cells.leaves, leafListsFrom(m), frozenFrom) ==
+        static_cast<std::size_t>(kNone);
+    SearchState<Exec> const state(
+      this->X, m, cells.leaves, listLength, keepsNext, ownsRuns, ownsLeafBounds);
     Buf<std::uint32_t> counters(this->X, RoundCounters::kCount);
     this->X.forEach(
       RoundCounters::kCount, StartCounters{ counters.data(), static_cast<std::uint32_t>(m) });
@@ -466,7 +479,7 @@ private:
     rounds.edges.edgeCount = rounds.counters.edgeCount();
     rounds.edges.capacity = static_cast<std::uint32_t>(m - 1);
     rounds.replayFrom = replayedRoundsFrom(m, Dim, Exec::kReplaysRounds, Exec::kListsSearchers);
-    rounds.frozen.from = rounds.replayFrom > 0 ? 0 : frozenLabelsFrom();
+    rounds.frozen.from = frozenFrom;
     rounds.frozen.labels =
       rounds.frozen.from > 0 ? rounds.counters.before(rounds.frozen.from) : nullptr;
 
@@ -561,7 +574,7 @@ private:
     ComponentArrays const& comps = r.arena->ofRound(round);
     if (round > 1) // in round one every component is a point: its answer is its minimum edge
     {
-      findMin2(this->X, r.search, comps, known, before);
+      findMin2(this->X, r.search, comps, round, before);
     }
     connect(this->X, r.search.points, r.search.candidates, comps, r.edges, known, before,
       ComponentArena<Exec>::hooksAreAnswers(round));

@@ -607,6 +607,98 @@ TEST(CudaExec, ForEachListedDoesNothingOnceOneComponentIsLeft)
   }
 }
 
+/// Thread i of a launch over n wants wantOf(i) slots (takeSlotsTogether, as ListLeafSearchers
+/// takes them): each slot taken counts its taker once.
+struct TakeSlots
+{
+  std::uint32_t* counter;
+  unsigned* takesOfSlot; ///< [capacity] counts of the takers of each slot
+  Index* takerOfSlot;    ///< [capacity]
+  std::size_t capacity;
+  static constexpr bool kTakesSlotsTogether = true;
+  __host__ __device__ static std::uint32_t wantOf(std::size_t i)
+  {
+    return static_cast<std::uint32_t>((i * 7 + i / 3) % 6); // 0 to 5, runs of every kind
+  }
+  __device__ void operator()(std::size_t i, bool active) const
+  {
+    std::uint32_t const wants = active ? wantOf(i) : 0u;
+    std::uint32_t const first = emst::detail::takeSlotsTogether(counter, wants);
+    for (std::uint32_t k = 0; k < wants; ++k)
+    {
+      if (first + k < capacity)
+      {
+        atomicAdd(&takesOfSlot[first + k], 1u);
+        takerOfSlot[first + k] = static_cast<Index>(i);
+      }
+    }
+  }
+};
+
+TEST(CudaExec, SlotsTakenTogetherAreDenseAndEachTakenOnce)
+{
+  if (emsttest::skipUnlessRunnable(emst::Backend::Cuda))
+  {
+    GTEST_SKIP() << "no usable CUDA device";
+  }
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  std::uint32_t* const dComponents = deviceCopy(std::vector<std::uint32_t>{ 2u });
+  for (std::size_t const n : { std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(256),
+         std::size_t(257), std::size_t(100003), std::size_t(1000000) })
+  {
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      total += TakeSlots::wantOf(i);
+    }
+    std::size_t const capacity = total + 64; // room for strays past the total
+    std::uint32_t* const dCounter = deviceCopy(std::vector<std::uint32_t>{ 0u });
+    unsigned* const dTakes = deviceCopy(std::vector<unsigned>(capacity, 0u));
+    Index* const dTakers = deviceCopy(std::vector<Index>(capacity, 0u));
+    {
+      CudaExec exec(stream);
+      exec.forEachUnlessDone(n, dComponents, TakeSlots{ dCounter, dTakes, dTakers, capacity });
+      ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    }
+    std::vector<std::uint32_t> counter(1);
+    std::vector<unsigned> takes(capacity);
+    std::vector<Index> takers(capacity);
+    ASSERT_EQ(cudaMemcpy(counter.data(), dCounter, sizeof(std::uint32_t), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(takes.data(), dTakes, capacity * sizeof(unsigned), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(takers.data(), dTakers, capacity * sizeof(Index), cudaMemcpyDeviceToHost),
+      cudaSuccess);
+    cudaFree(dCounter);
+    cudaFree(dTakes);
+    cudaFree(dTakers);
+    EXPECT_EQ(counter[0], total);
+    std::vector<std::uint32_t> slotsOfTaker(n, 0u);
+    for (std::size_t slot = 0; slot < capacity; ++slot)
+    {
+      ASSERT_EQ(takes[slot], slot < total ? 1u : 0u) << "slot " << slot;
+      if (slot < total)
+      {
+        ASSERT_LT(takers[slot], n);
+        ++slotsOfTaker[takers[slot]];
+        // A taker's slots are consecutive: the slot before is its own or another's last.
+        if (slot > 0 && takers[slot - 1] != takers[slot])
+        {
+          ASSERT_EQ(slotsOfTaker[takers[slot]], 1u) << "slot " << slot;
+        }
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+      ASSERT_EQ(slotsOfTaker[i], TakeSlots::wantOf(i)) << "thread " << i;
+    }
+  }
+  cudaFree(dComponents);
+  cudaStreamDestroy(stream);
+}
+
 /// base/PairSort.h on the GPU's radix sort, which orders the top 40 bits of each key only
 /// (keys in clusters that share them, runs short and long, exact ties; values increasing or
 /// not), in both layouts (the lean one sorts the list again when most pairs are in long runs),

@@ -101,24 +101,20 @@ EMST_HD EMST_FORCEINLINE void callAt(const F& f, std::size_t i)
   }
 }
 
-/// takeSlot for the threads of a block that want a slot, with one atomic a block: every thread
-/// of the block calls it (a collective: a block-wide sum of the warps' ballots, then one thread
-/// adds the block's total). Where most warps of a launch take a slot, takeSlot's atomic a warp
-/// on one counter is the launch's time (H100, 10^7 threads, at least one taker a warp: 250 us
-/// against 42 without the slots, 144 at one taker in 32). Blocks of whole warps, at most 1024
-/// threads. Returns an unspecified value to a thread that wants none. On the CPU, takeSlot for
-/// those that want one.
-EMST_HD EMST_FORCEINLINE std::uint32_t takeSlotTogether(std::uint32_t* counter, bool wants)
-{
 #if defined(__CUDA_ARCH__)
+/// The block's part of takeSlotTogether and takeSlotsTogether, called by every thread of the
+/// block: one lane of each warp (`givesTotal`) gives its warp's count of slots, thread 0 adds the
+/// block's to the counter; returns the first slot of the lane that has `beforeLane` slots of
+/// its warp before its own.
+__device__ __forceinline__ std::uint32_t slotOfBlock(
+  std::uint32_t* counter, bool givesTotal, std::uint32_t warpTotal, std::uint32_t beforeLane)
+{
   __shared__ std::uint32_t firstOfWarp[32];
   __shared__ std::uint32_t firstOfBlock;
-  unsigned const lane = threadIdx.x & 31u;
   unsigned const warp = threadIdx.x >> 5;
-  unsigned const ballot = __ballot_sync(0xFFFFFFFFu, wants);
-  if (lane == 0)
+  if (givesTotal)
   {
-    firstOfWarp[warp] = static_cast<std::uint32_t>(__popc(ballot));
+    firstOfWarp[warp] = warpTotal;
   }
   __syncthreads();
   if (threadIdx.x == 0)
@@ -133,12 +129,48 @@ EMST_HD EMST_FORCEINLINE std::uint32_t takeSlotTogether(std::uint32_t* counter, 
     firstOfBlock = total > 0 ? atomicAdd(counter, total) : 0u;
   }
   __syncthreads();
-  std::uint32_t const slot = firstOfBlock + firstOfWarp[warp] +
-    static_cast<std::uint32_t>(__popc(ballot & ((1u << lane) - 1u)));
+  std::uint32_t const slot = firstOfBlock + firstOfWarp[warp] + beforeLane;
   __syncthreads(); // the block's next call may overwrite the words read here
   return slot;
+}
+#endif
+
+/// takeSlot for the threads of a block that want a slot, with one atomic a block: every thread
+/// of the block calls it (a collective: a block-wide sum of the warps' ballots, then one thread
+/// adds the block's total). Where most warps of a launch take a slot, takeSlot's atomic a warp
+/// on one counter is the launch's time (H100, 10^7 threads, at least one taker a warp: 250 us
+/// against 42 without the slots, 144 at one taker in 32). Blocks of whole warps, at most 1024
+/// threads. Returns an unspecified value to a thread that wants none. On the CPU, takeSlot for
+/// those that want one.
+EMST_HD EMST_FORCEINLINE std::uint32_t takeSlotTogether(std::uint32_t* counter, bool wants)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned const lane = threadIdx.x & 31u;
+  unsigned const ballot = __ballot_sync(0xFFFFFFFFu, wants);
+  return slotOfBlock(counter, lane == 0, static_cast<std::uint32_t>(__popc(ballot)),
+    static_cast<std::uint32_t>(__popc(ballot & ((1u << lane) - 1u))));
 #else
   return wants ? takeSlot(counter) : 0u;
+#endif
+}
+
+/// takeSlotTogether for threads that want `wants` consecutive slots each (0 for none): the
+/// first of them (unspecified for a thread that wants none). The same collective, over a scan
+/// of the warp's counts instead of its ballot.
+EMST_HD EMST_FORCEINLINE std::uint32_t takeSlotsTogether(
+  std::uint32_t* counter, std::uint32_t wants)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned const lane = threadIdx.x & 31u;
+  std::uint32_t upToLane = wants; // the warp's inclusive scan of the counts
+  for (unsigned offset = 1; offset < 32u; offset <<= 1)
+  {
+    std::uint32_t const before = __shfl_up_sync(0xFFFFFFFFu, upToLane, offset);
+    upToLane += lane >= offset ? before : 0u;
+  }
+  return slotOfBlock(counter, lane == 31u, upToLane, upToLane - wants);
+#else
+  return wants > 0 ? __atomic_fetch_add(counter, wants, __ATOMIC_RELAXED) : 0u;
 #endif
 }
 

@@ -208,16 +208,24 @@ struct FindRoots
   }
 };
 
-/// FindMin2 of a round after round one (where each component is one point, whose answer is its
-/// minimum edge): one pass over the points.
+/// FindMin2 of round `round`, after round one (where each component is one point, whose answer
+/// is its minimum edge): one pass over the points (a thread a point, or a leaf: minimaByLeaf).
 template <class Exec, class Metric>
 void findMin2(Exec& exec, const SearchContext<Metric>& search, const ComponentArrays& comps,
-  std::size_t known, const std::uint32_t* components)
+  int round, const std::uint32_t* components)
 {
   auto const range = exec.range("FindMin2");
-  exec.forEachUnlessDone(search.points.count, components,
-    ComponentMinimumEdge<Metric>{
-      search.metric, search.points, search.candidates, comps.boundOfComp, comps.rootOfComp });
+  ComponentMinimumEdge<Metric> const minimum{ search.metric, search.points, search.candidates,
+    comps.boundOfComp, comps.rootOfComp };
+  if (minimaByLeaf(round, search.points.count, Metric::kDim, Exec::kListsSearchers))
+  {
+    exec.forEachUnlessDone(search.cells.leaves, components,
+      ForEachPointOfLeaf<ComponentMinimumEdge<Metric>>{ minimum, search.cells.firstPointOfLeaf });
+  }
+  else
+  {
+    exec.forEachUnlessDone(search.points.count, components, minimum);
+  }
 }
 
 /// Connect: hooks and edges. `known` bounds the count *components (on the backend).

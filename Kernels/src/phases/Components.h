@@ -11,6 +11,7 @@
 #include "base/Atomics.h"
 #include "base/Buffer.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -150,6 +151,28 @@ public:
   Index* frozenLabelTable(int from) const
   {
     return reinterpret_cast<Index*>(this->at(0)) + (this->M >> from);
+  }
+
+  /// Where the leaves' least bounds (ListLeafSearchers: [L] floats, from round `from` >= 2 on)
+  /// go in the bound array, or kNone where they do not fit: past the bounds of those rounds (at
+  /// most m >> (from - 1) of them) and, with frozen labels (from round frozenFrom + 1), past
+  /// their table (frozenLabelTable). Plain arithmetic: the run asks before it takes any room.
+  static std::size_t leafBoundsAt(std::size_t m, std::size_t leaves, int from, int frozenFrom)
+  {
+    std::size_t const h = (m + 1) / 2 + 1;
+    std::size_t at = m >> (from - 1);
+    if (frozenFrom > 0)
+    {
+      at = std::max(at, (m >> frozenFrom) + (m >> (frozenFrom - 1)));
+    }
+    return at + leaves <= h ? at : static_cast<std::size_t>(kNone);
+  }
+  /// That room (see leafBoundsAt), or null. What it holds before round `from` is not bounds.
+  float* leafBounds(std::size_t leaves, int from, int frozenFrom) const
+  {
+    std::size_t const at = leafBoundsAt(this->M, leaves, from, frozenFrom);
+    return at == static_cast<std::size_t>(kNone) ? nullptr
+                                                 : reinterpret_cast<float*>(this->at(0)) + at;
   }
 
   /// The labels the previous round gave its components: none before round one.

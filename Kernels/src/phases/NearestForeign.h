@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 namespace emst
 {
@@ -615,8 +616,8 @@ struct LabelNodes
   {
     Index first, second;
   };
-  /// The node's children's labels, loads only (ListSearchersAndLabelNodes issues them before
-  /// its point's).
+  /// The node's children's labels, loads only (ListAndLabelNodes issues them before the
+  /// list's).
   EMST_HD EMST_FORCEINLINE Labels of(std::size_t node) const
   {
     Index const split = tree.nodes[node].child[0] & ~kLeafBit;
@@ -950,25 +951,25 @@ struct ListSearchers
   }
 };
 
-/// ListSearchers and LabelNodes in one launch, one thread a point and, below L - 1, a node: where
-/// the leaf runs that LabelNodes reads have room of their own (SearchState::runOfLeaf; else
-/// they share the list's room, and LabelNodes finishes before the list is written). Neither
-/// reads what the other writes, and both wait on chains of dependent loads (a point's label,
-/// component, answer and bound; a node's range, then its leaves' labels and runs): the node's
-/// loads are issued before the point's, so that the two chains wait together, and the round
-/// loses a pass over every point.
-template <class Metric>
-struct ListSearchersAndLabelNodes
+/// A searcher list's pass (ListSearchers, a thread a point, or ListLeafSearchers, a thread a
+/// leaf) and LabelNodes in one launch, below L - 1 a node too: where the leaf runs that
+/// LabelNodes reads have room of their own (SearchState::runOfLeaf; else they share the list's
+/// room, and LabelNodes finishes before the list is written). Neither reads what the other
+/// writes, and both wait on chains of dependent loads (a point's label, component, answer and
+/// bound; a node's range, then its leaves' labels and runs): the node's loads are issued before
+/// the list's, so that the two chains wait together, and the round loses a pass.
+template <class List, int Dim>
+struct ListAndLabelNodes
 {
-  ListSearchers<Metric> list;
-  LabelNodes<Metric::kDim> label;
+  List list;
+  LabelNodes<Dim> label;
   std::size_t nodes;                                ///< L - 1
   static constexpr bool kTakesSlotsTogether = true; ///< the list's slots
 
   EMST_HD void operator()(std::size_t index, bool active) const
   {
     bool const labels = active && index < nodes;
-    typename LabelNodes<Metric::kDim>::Labels l{ kMixed, kMixed };
+    typename LabelNodes<Dim>::Labels l{ kMixed, kMixed };
     if (labels)
     {
       l = label.of(index);
@@ -978,6 +979,140 @@ struct ListSearchersAndLabelNodes
     {
       label.store(index, l);
     }
+  }
+};
+
+/// The fewest distinct points whose later rounds go a thread a leaf (leafListsFrom,
+/// leafMinimaFrom) unless a knob says otherwise: below, those launches are short and bound by
+/// their threads' latency, which a thread's walk over its leaf lengthens (H200, RESULTS.md,
+/// 2026-12-03: rounds 8-9 of uniform 1e6 3D and lidar_lonestar519k 5-8 us slower each, those of
+/// 10^7 points 15-60 us faster).
+constexpr std::size_t kLeafWorkFrom = std::size_t(1) << 22;
+
+/// A round that a knob sets (2 to 60; 0 for never, and for anything else), -1 where it is unset.
+inline int roundOfKnob(const char* knob)
+{
+  const char* text = std::getenv(knob);
+  if (!text)
+  {
+    return -1;
+  }
+  int const value = std::atoi(text);
+  return value >= 2 && value <= 60 ? value : 0;
+}
+
+/// The first round of a run of m distinct points whose searchers are listed leaf by leaf
+/// (ListLeafSearchers), 0 for never: once most leaves hold no searcher, a thread a leaf that
+/// skips a leaf of one component on its least bound replaces the pass of a thread a point.
+/// From round eight, where the listed searches are few, from kLeafWorkFrom points. Knob
+/// EMST_LEAF_LIST_FROM, the round (2 to 60; 0: never) at any size, for benchmarking and for the
+/// tests of both ways.
+constexpr int kLeafListsFrom = 8;
+inline int leafListsFrom(std::size_t m)
+{
+  static int const forced = roundOfKnob("EMST_LEAF_LIST_FROM");
+  return forced >= 0 ? forced : (m >= kLeafWorkFrom ? kLeafListsFrom : 0);
+}
+
+/// Whether round `round` of a run of m distinct points, which lists its searchers, lists them
+/// leaf by leaf: only where no neighbour lists are (answerFromList is a pass over every point
+/// anyway).
+inline bool listsSearchersByLeaf(int round, std::size_t m, int neighbours)
+{
+  int const from = leafListsFrom(m);
+  return neighbours == 0 && from > 0 && round >= from;
+}
+
+/// Whether round `round` takes its components' minima a thread a leaf (ForEachPointOfLeaf over
+/// ComponentMinimumEdge): from round six of the rounds that list their searchers (whose points
+/// mostly hold no answer: a load each), from kLeafWorkFrom points. LabelLeaves a thread a leaf
+/// was slower: its threads read every record of their leaf one after the other (H200,
+/// RESULTS.md, 2026-12-03). Knob EMST_LEAF_MINIMA_FROM, the round (2 to 60; 0: never) at any
+/// size, on any backend whose rounds list.
+constexpr int kLeafMinimaFrom = 6;
+inline bool minimaByLeaf(int round, std::size_t m, int dim, bool backendLists)
+{
+  static int const forced = roundOfKnob("EMST_LEAF_MINIMA_FROM");
+  int const from = forced >= 0 ? forced : (m >= kLeafWorkFrom ? kLeafMinimaFrom : 0);
+  return from > 0 && round >= from && listsSearchers(round, m, dim, backendLists);
+}
+
+/// A pass of a thread a point (f(k)) as a pass of a thread a leaf over its points in order.
+template <class F>
+struct ForEachPointOfLeaf
+{
+  F perPoint;
+  const Index* firstPointOfLeaf; ///< [L + 1]
+  EMST_HD void operator()(std::size_t leaf) const
+  {
+    Index const end = firstPointOfLeaf[leaf + 1];
+    for (Index k = firstPointOfLeaf[leaf]; k < end; ++k)
+    {
+      perPoint(k);
+    }
+  }
+};
+
+/// ListSearchers by leaf, one thread a leaf: the same points, listed in the same order within a
+/// block. A point's bound only grows (each is a lower bound of the keys of its foreign points,
+/// which only recede), so a least bound of a leaf's points, once taken, stays one: a leaf of
+/// one component whose least bound is at or past the component's holds no searcher, and its
+/// points are not read. A leaf that is read takes its points' least bound again (the bounds
+/// its searchers raise after it are taken when it is next read).
+template <class Metric>
+struct ListLeafSearchers
+{
+  ListSearchers<Metric> list;
+  LabelArrays labels;
+  float* leastBoundOfLeaf; ///< [L] at most every bound of the leaf, unless `fresh`
+  bool fresh;              ///< the first round listed so: every leaf is read, no bound yet
+  static constexpr bool kTakesSlotsTogether = true; ///< the list's slots
+
+  EMST_HD void operator()(std::size_t index, bool active) const
+  {
+    SearchContext<Metric> const& ctx = list.ctx;
+    Index const leaf = static_cast<Index>(index);
+    Index first = 0;
+    Index end = 0;
+    Index comp = kMixed;
+    std::uint32_t searchers = 0;
+    if (active)
+    {
+      comp = labels.ofLeaf(leaf);
+      float const least = fresh ? 0.0f : leastBoundOfLeaf[leaf];
+      // The radius needsSearch compares with (a leaf of one component).
+      float const radius = comp == kMixed ? 0.0f : bitsFloat(ctx.boundOfComp[comp]);
+      if (fresh || comp == kMixed || floatBelow(least) < radius)
+      {
+        first = ctx.cells.firstPointOfLeaf[leaf];
+        end = ctx.cells.firstPointOfLeaf[leaf + 1];
+        float newLeast = floatInfinity();
+        for (Index k = first; k < end; ++k)
+        {
+          float r = 0.0f;
+          searchers += this->searches(k, comp, r) ? 1u : 0u;
+          newLeast = fminf(newLeast, ctx.candidates.boundOfPoint[k]);
+        }
+        leastBoundOfLeaf[leaf] = newLeast;
+      }
+    }
+    std::uint32_t slot = takeSlotsTogether(list.count, searchers);
+    for (Index k = first; searchers > 0 && k < end; ++k)
+    {
+      float r = 0.0f;
+      if (this->searches(k, comp, r))
+      {
+        list.list[slot++] = k;
+        --searchers;
+      }
+    }
+  }
+
+  /// ListSearchers' test for point k of a leaf of component `comp` (kMixed: its own).
+  EMST_HD EMST_FORCEINLINE bool searches(Index k, Index comp, float& radius) const
+  {
+    SearchContext<Metric> const& ctx = list.ctx;
+    return ctx.needsSearch(k, comp == kMixed ? ctx.points.componentOf(k) : comp, radius);
   }
 };
 
@@ -1014,11 +1149,14 @@ template <class Exec>
 struct SearchState
 {
   /// `keepsNext`: whether to keep CandidateArrays::nextOfPoint (4 bytes a point); `ownsRuns`:
-  /// whether the leaf runs have room of their own (runOfLeaf, 4 bytes a leaf).
-  SearchState(
-    Exec& exec, std::size_t m, std::size_t leaves, int listLength, bool keepsNext, bool ownsRuns)
+  /// whether the leaf runs have room of their own (runOfLeaf, 4 bytes a leaf); `leafLists`:
+  /// whether the leaves' least bounds have room of their own (where the arena's does not hold
+  /// them: ComponentArena::leafBoundsAt).
+  SearchState(Exec& exec, std::size_t m, std::size_t leaves, int listLength, bool keepsNext,
+    bool ownsRuns, bool leafLists)
     : labelOfLeaf(exec, leaves)
     , runOfLeaf(exec, ownsRuns ? leaves : 0)
+    , leastBoundOfLeaf(exec, leafLists ? leaves : 0)
     , candidateOfPoint(exec, m)
     , boundOfPoint(exec, m)
     , neighboursOfPoint(exec, m * static_cast<std::size_t>(listLength))
@@ -1048,8 +1186,11 @@ struct SearchState
   Buffer<Index, Exec> labelOfLeaf; ///< [L]
   /// [L] or empty: the leaf runs (LabelArrays::runOfLeaf) apart from the searcher list's room,
   /// so that the rounds that list their searchers label the subtrees in the list's launch
-  /// (ListSearchersAndLabelNodes)
+  /// (ListAndLabelNodes)
   Buffer<Index, Exec> runOfLeaf;
+  /// [L] or empty: at most every bound of the leaf's points, where searchers may be listed
+  /// leaf by leaf (ListLeafSearchers) and the arena has no room for them
+  Buffer<float, Exec> leastBoundOfLeaf;
   Buffer<Index, Exec> candidateOfPoint;  ///< [m], kNone at first
   Buffer<float, Exec> boundOfPoint;      ///< [m], 0 at first
   Buffer<Index, Exec> neighboursOfPoint; ///< [m * neighbours], written in round one
@@ -1106,7 +1247,7 @@ struct StartFrozenRound
 /// or the frozen labels' table: StartFrozenRound), the leaves' (LabelLeaves, which also seeds the
 /// bounds) and the subtrees' (LabelNodes). `search.points.componentOfLabel` is the table in
 /// the rounds that read through it.
-/// `nodesToo`: LabelNodes here too (else the round's ListSearchersAndLabelNodes does it).
+/// `nodesToo`: LabelNodes here too (else the round's ListAndLabelNodes does it).
 template <class Exec, class Metric>
 void labelComponents(Exec& exec, const SearchContext<Metric>& search, const LabelArrays& labels,
   const ComponentArena<Exec>& arena, int round, const std::uint32_t* components,
@@ -1191,21 +1332,39 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const SearchState<Exec>&
   Index* const searchList = arena.searchList(round);
   int const deferredLevels =
     round == 1 && search.bottomUp && leaves > 1 ? deferredClimbLevels(Exec::kDefersClimbs) : 0;
-  if (lists)
+  float* const leastBounds = state.leastBoundOfLeaf.size() > 0
+    ? state.leastBoundOfLeaf.data()
+    : arena.leafBounds(leaves, leafListsFrom(m), frozen.from);
+  // A listing round: the list's pass (with the subtrees' labels where their runs have room of
+  // their own), then the listed searches.
+  auto const listAndSearch = [&](const auto& list, std::size_t threads)
   {
-    ListSearchers<Metric> const list{ search, searchList, listCount };
+    using List = std::decay_t<decltype(list)>;
     if (nodesWithList)
     {
-      exec.forEachUnlessDone(m, components,
-        ListSearchersAndLabelNodes<Metric>{
+      exec.forEachUnlessDone(threads, components,
+        ListAndLabelNodes<List, Metric::kDim>{
           list, LabelNodes<Metric::kDim>{ labels, search.tree }, leaves - 1 });
     }
     else
     {
-      exec.forEachUnlessDone(m, components, list);
+      exec.forEachUnlessDone(threads, components, list);
     }
     exec.forEachListed(m, listCount, components,
       FindNearestForeignOfList<Metric>{ FindNearestForeign<Metric>{ search }, searchList });
+  };
+  ListSearchers<Metric> const list{ search, searchList, listCount };
+  if (lists && round > 1 && leastBounds &&
+    listsSearchersByLeaf(round, m, search.candidates.neighbours))
+  {
+    // The first round listed leaf by leaf reads every leaf: the least bounds are not there yet.
+    bool const fresh = !listsSearchers(round - 1, m, Metric::kDim, Exec::kListsSearchers) ||
+      !listsSearchersByLeaf(round - 1, m, search.candidates.neighbours);
+    listAndSearch(ListLeafSearchers<Metric>{ list, labels, leastBounds, fresh }, leaves);
+  }
+  else if (lists)
+  {
+    listAndSearch(list, m);
   }
   else if (deferredLevels > 0)
   {
