@@ -154,14 +154,19 @@ public:
   }
 
   /// Where the leaves' least bounds (ListLeafSearchers: [L] floats, from round `from` >= 2 on)
-  /// go in the bound array, or kNone where they do not fit: past the bounds of those rounds (at
-  /// most m >> (from - 1) of them) and, with frozen labels (from round frozenFrom + 1), past
-  /// their table (frozenLabelTable). Plain arithmetic: the run asks before it takes any room.
+  /// go in the bound array, or kNone where they do not fit (or `from` is no such round): past
+  /// the bounds of those rounds (at most m >> (from - 1) of them) and, with frozen labels (from
+  /// round frozenFrom + 1, frozenFrom >= 3), past their table (frozenLabelTable). Plain
+  /// arithmetic: the run asks before it takes any room.
   static std::size_t leafBoundsAt(std::size_t m, std::size_t leaves, int from, int frozenFrom)
   {
+    if (from < 2)
+    {
+      return static_cast<std::size_t>(kNone);
+    }
     std::size_t const h = (m + 1) / 2 + 1;
     std::size_t at = m >> (from - 1);
-    if (frozenFrom > 0)
+    if (frozenFrom >= 3)
     {
       at = std::max(at, (m >> frozenFrom) + (m >> (frozenFrom - 1)));
     }

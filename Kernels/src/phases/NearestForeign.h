@@ -1332,9 +1332,6 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const SearchState<Exec>&
   Index* const searchList = arena.searchList(round);
   int const deferredLevels =
     round == 1 && search.bottomUp && leaves > 1 ? deferredClimbLevels(Exec::kDefersClimbs) : 0;
-  float* const leastBounds = state.leastBoundOfLeaf.size() > 0
-    ? state.leastBoundOfLeaf.data()
-    : arena.leafBounds(leaves, leafListsFrom(m), frozen.from);
   // A listing round: the list's pass (with the subtrees' labels where their runs have room of
   // their own), then the listed searches.
   auto const listAndSearch = [&](const auto& list, std::size_t threads)
@@ -1354,8 +1351,12 @@ void findMin1(Exec& exec, SearchContext<Metric> search, const SearchState<Exec>&
       FindNearestForeignOfList<Metric>{ FindNearestForeign<Metric>{ search }, searchList });
   };
   ListSearchers<Metric> const list{ search, searchList, listCount };
-  if (lists && round > 1 && leastBounds &&
-    listsSearchersByLeaf(round, m, search.candidates.neighbours))
+  bool const byLeaf =
+    lists && round > 1 && listsSearchersByLeaf(round, m, search.candidates.neighbours);
+  float* const leastBounds = !byLeaf    ? nullptr
+    : state.leastBoundOfLeaf.size() > 0 ? state.leastBoundOfLeaf.data()
+                                        : arena.leafBounds(leaves, leafListsFrom(m), frozen.from);
+  if (leastBounds)
   {
     // The first round listed leaf by leaf reads every leaf: the least bounds are not there yet.
     bool const fresh = !listsSearchers(round - 1, m, Metric::kDim, Exec::kListsSearchers) ||
