@@ -440,10 +440,8 @@ private:
     // The leaves' least bounds (4 bytes a leaf) where a round may list its searchers leaf by
     // leaf (ListLeafSearchers): in the arena's bound array past what the rounds from the first
     // such round use, else (where they do not fit there) in room of their own.
-    int const frozenFrom =
-      replayedRoundsFrom(m, Dim, Exec::kReplaysRounds, Exec::kListsSearchers) > 0
-      ? 0
-      : frozenLabelsFrom();
+    int const replayFrom = replayedRoundsFrom(m, Dim, Exec::kReplaysRounds, Exec::kListsSearchers);
+    int const frozenFrom = replayFrom > 0 ? 0 : frozenLabelsFrom();
     bool const ownsLeafBounds = listLength == 0 &&
       listsSearchers(RoundCounters::kMaxRounds, m, Dim, Exec::kListsSearchers) &&
       leafListsFrom(m) > 0 &&
@@ -478,7 +476,7 @@ private:
     rounds.edges.edgePoints = edgePoints.data();
     rounds.edges.edgeCount = rounds.counters.edgeCount();
     rounds.edges.capacity = static_cast<std::uint32_t>(m - 1);
-    rounds.replayFrom = replayedRoundsFrom(m, Dim, Exec::kReplaysRounds, Exec::kListsSearchers);
+    rounds.replayFrom = replayFrom;
     rounds.frozen.from = frozenFrom;
     rounds.frozen.labels =
       rounds.frozen.from > 0 ? rounds.counters.before(rounds.frozen.from) : nullptr;

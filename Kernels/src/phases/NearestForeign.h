@@ -1001,6 +1001,13 @@ inline int roundOfKnob(const char* knob)
   return value >= 2 && value <= 60 ? value : 0;
 }
 
+/// The first round of leaf work in a run of m distinct points: the knob's round (`forced`,
+/// roundOfKnob) where it is set, else `round` from kLeafWorkFrom points and never below.
+inline int leafWorkFrom(int forced, int round, std::size_t m)
+{
+  return forced >= 0 ? forced : (m >= kLeafWorkFrom ? round : 0);
+}
+
 /// The first round of a run of m distinct points whose searchers are listed leaf by leaf
 /// (ListLeafSearchers), 0 for never: once most leaves hold no searcher, a thread a leaf that
 /// skips a leaf of one component on its least bound replaces the pass of a thread a point.
@@ -1011,7 +1018,7 @@ constexpr int kLeafListsFrom = 8;
 inline int leafListsFrom(std::size_t m)
 {
   static int const forced = roundOfKnob("EMST_LEAF_LIST_FROM");
-  return forced >= 0 ? forced : (m >= kLeafWorkFrom ? kLeafListsFrom : 0);
+  return leafWorkFrom(forced, kLeafListsFrom, m);
 }
 
 /// Whether round `round` of a run of m distinct points, which lists its searchers, lists them
@@ -1033,7 +1040,7 @@ constexpr int kLeafMinimaFrom = 6;
 inline bool minimaByLeaf(int round, std::size_t m, int dim, bool backendLists)
 {
   static int const forced = roundOfKnob("EMST_LEAF_MINIMA_FROM");
-  int const from = forced >= 0 ? forced : (m >= kLeafWorkFrom ? kLeafMinimaFrom : 0);
+  int const from = leafWorkFrom(forced, kLeafMinimaFrom, m);
   return from > 0 && round >= from && listsSearchers(round, m, dim, backendLists);
 }
 
@@ -1149,14 +1156,14 @@ template <class Exec>
 struct SearchState
 {
   /// `keepsNext`: whether to keep CandidateArrays::nextOfPoint (4 bytes a point); `ownsRuns`:
-  /// whether the leaf runs have room of their own (runOfLeaf, 4 bytes a leaf); `leafLists`:
-  /// whether the leaves' least bounds have room of their own (where the arena's does not hold
-  /// them: ComponentArena::leafBoundsAt).
+  /// whether the leaf runs have room of their own (runOfLeaf, 4 bytes a leaf);
+  /// `ownsLeafBounds`: whether the leaves' least bounds have room of their own (where the
+  /// arena's does not hold them: ComponentArena::leafBoundsAt).
   SearchState(Exec& exec, std::size_t m, std::size_t leaves, int listLength, bool keepsNext,
-    bool ownsRuns, bool leafLists)
+    bool ownsRuns, bool ownsLeafBounds)
     : labelOfLeaf(exec, leaves)
     , runOfLeaf(exec, ownsRuns ? leaves : 0)
-    , leastBoundOfLeaf(exec, leafLists ? leaves : 0)
+    , leastBoundOfLeaf(exec, ownsLeafBounds ? leaves : 0)
     , candidateOfPoint(exec, m)
     , boundOfPoint(exec, m)
     , neighboursOfPoint(exec, m * static_cast<std::size_t>(listLength))
