@@ -14,6 +14,14 @@
 #              more, which the small test clouds do not take by default) and the searchers
 #              listed from round two (EMST_LIST_FROM=2: 3D sets of 7*2^16 points or more, 2D
 #              of 2^22)                                                      -> lean.log
+#   soak       the random-cloud sweep (Engine.SoakRandomClouds, bit for bit against the contract
+#              reference) on the CUDA backend over EMST_SOAK_CLOUDS clouds (default 1500) three
+#              times, each from seeds of its own: with the defaults; with the paths of the large
+#              runs that small clouds do not take by default (the searchers listed from round
+#              two, leaf by leaf from round four, the components' minima a thread a leaf from
+#              round three, round one's searches bottom-up, the labels frozen from round three,
+#              no replayed rounds, the library's sorts and the output's keyed sort); and with
+#              those in the lean layout                                      -> soak.log
 #   memcheck   compute-sanitizer memcheck on the small CUDA tests, each buffer an allocation of
 #              its own (EMST_CUDA_ARENA=0: pieces of a run's one block would hide an overrun
 #              into the next piece from the tool)                          -> memcheck.log
@@ -26,7 +34,7 @@
 # A failing step does not stop the later ones; the exit status is 1 when any step failed.
 # Scratch files (generated benchmark sets, run folders) stay outside OUTDIR.
 #
-# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,lean,memcheck,racecheck,cut,bench]
+# usage: Testing/gpu_check.sh OUTDIR [--quick] [--steps env,build,tests,lean,soak,memcheck,racecheck,cut,bench]
 #                                    [--gtest-source DIR] [--shared-dir DIR]
 #   --quick          benchmarks on the 1e5/1e6 synthetic sets and the data sets only (the cut on 1e6)
 #   --steps          run only these steps (build is still needed once per fresh build folder)
@@ -53,6 +61,8 @@
 #   EMST_CHECK_BUDGET     seconds for the whole run (default 560, a check that fits in ten
 #                         minutes); steps are cut short so that the summary is always written
 #   EMST_SANITIZER_FILTER gtest filter for the sanitizer steps (default '*.Small*/Cuda')
+#   EMST_SOAK_CLOUDS      random clouds each of the soak's three sweeps (default 1500, about
+#                         10 s a sweep on an H200)
 #   EMST_BENCH_DATA       cache of generated benchmark sets (default BUILD/bench-data)
 set -u
 set -o pipefail
@@ -67,7 +77,7 @@ fi
 out=$1
 shift
 quick=0
-steps="env,build,tests,lean,memcheck,racecheck,cut,bench"
+steps="env,build,tests,lean,soak,memcheck,racecheck,cut,bench"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -275,6 +285,46 @@ test_step() {
 }
 wanted tests && test_step tests 300
 wanted lean && EMST_CUDA_LAYOUT=lean EMST_SEARCH=first EMST_LIST_FROM=2 test_step lean 240 '--gtest_filter=*Cuda*'
+
+# ---- soak: many random clouds on the CUDA backend, under the defaults and the large runs' paths --
+if wanted soak; then
+  soak_clouds=${EMST_SOAK_CLOUDS:-1500}
+  soak_filter='--gtest_filter=Backends/Engine.SoakRandomClouds/Cuda'
+  soak_large=(EMST_REPLAY_ROUNDS=0 EMST_LIST_FROM=2 EMST_LEAF_LIST_FROM=4 EMST_LEAF_MINIMA_FROM=3
+    EMST_SEARCH=first EMST_FREEZE_LABELS=3 EMST_CUDA_SMALL_SORT=0 EMST_CUDA_SMALL_MERGE=0
+    EMST_OUTPUT_MERGE_BELOW=0)
+  soak_log="$out/soak.log"
+  : >"$soak_log"
+  soak_status=PASS
+  soak_seconds=0
+  soak_note=""
+  for variant in defaults large lean; do
+    settings=(EMST_SOAK_CLOUDS=$soak_clouds)
+    case $variant in
+      defaults) settings+=(EMST_SOAK_SEED=3000000) ;;
+      large) settings+=(EMST_SOAK_SEED=4000000 "${soak_large[@]}") ;;
+      lean) settings+=(EMST_SOAK_SEED=5000000 EMST_CUDA_LAYOUT=lean "${soak_large[@]}") ;;
+    esac
+    echo "== soak, $variant: ${settings[*]}" >>"$soak_log"
+    if [ -x "$tests_bin" ]; then
+      run_step soak 200 "$out/soak-$variant.log" 0 env "${settings[@]}" EMST_REQUIRE_CUDA=1 \
+        "$tests_bin" --gtest_color=no "$soak_filter"
+      # A filter that matches nothing passes too: the one test must have run.
+      if [ "$step_status" = PASS ] && ! grep -q '^\[  PASSED  \] 1 test' "$out/soak-$variant.log"; then
+        step_status="FAIL(not run)"
+      fi
+      cat "$out/soak-$variant.log" >>"$soak_log"
+      rm -f "$out/soak-$variant.log"
+    else
+      step_status="FAIL(no binary)"
+      step_seconds=0
+    fi
+    [ "$step_status" = PASS ] || soak_status=$step_status
+    soak_seconds=$((soak_seconds + step_seconds))
+    soak_note="$soak_note${soak_note:+; }$variant $step_status"
+  done
+  record soak "$soak_status" "$soak_seconds" soak.log "$soak_clouds clouds each: $soak_note"
+fi
 
 # ---- compute-sanitizer --------------------------------------------------------------------------
 for tool in memcheck racecheck; do

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <thread>
@@ -107,6 +108,17 @@ TEST_P(Engine, SmallRandomClouds)
 TEST_P(Engine, RandomCloudsCycleProperty)
 {
   sweep(700000, 60, 400, true);
+}
+
+TEST_P(Engine, SoakRandomClouds)
+{
+  // The sweep's kinds of cloud from seeds of their own (3,000,000 on, or EMST_SOAK_SEED's),
+  // 48 of them, or as many as EMST_SOAK_CLOUDS says: the GPU check's long sweep of the CUDA
+  // backend under its tuning knobs (Testing/gpu_check.sh, step soak).
+  const char* clouds = std::getenv("EMST_SOAK_CLOUDS");
+  const char* seed = std::getenv("EMST_SOAK_SEED");
+  sweep(
+    seed ? std::strtoull(seed, nullptr, 10) : 3000000, clouds ? std::atoi(clouds) : 48, 3000, true);
 }
 
 TEST_P(Engine, MediumClouds)
