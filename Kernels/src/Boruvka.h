@@ -123,6 +123,17 @@ inline int replayedRoundsFrom(std::size_t m, int dim, bool backendReplays, bool 
   return knob == 1 || (backendReplays && m < kReplayedBelow) ? 3 : 0;
 }
 
+/// Whether the host queues the replayed round after the one it looks at before it waits for
+/// the look (Boruvka::spanningTree; a replayed round's launches do not depend on the look): the
+/// GPU goes on with it while the host reads the count and queues the next rounds, and after the
+/// last round runs one replay of empty launches. Knob EMST_ROUND_AHEAD (read each run): 0 never,
+/// else wherever the rounds are replayed (the default), for benchmarking.
+inline bool queuesRoundAhead()
+{
+  const char* value = std::getenv("EMST_ROUND_AHEAD"); // once a run
+  return !value || std::atoi(value) != 0;
+}
+
 /// The counters' start, one pass: every count 0 but the components before round one, m.
 struct StartCounters
 {
@@ -481,9 +492,25 @@ private:
     rounds.frozen.labels =
       rounds.frozen.from > 0 ? rounds.counters.before(rounds.frozen.from) : nullptr;
 
-    std::size_t known = m; // components at the last look
-    int round = 0;
+    std::size_t known = m; // components at the last look, after round `looked`
+    int looked = 0;
+    int round = 0; // rounds queued: `looked` and up to a batch more
     double const logM = std::log(static_cast<double>(m));
+    auto const queue = [&](int expectedShrinks)
+    {
+      ++round;
+      if (round > RoundCounters::kMaxRounds)
+      {
+        throw Error(ErrorCode::Internal, "too many Boruvka rounds");
+      }
+      // Progress from the expected count: about four times fewer components per round.
+      double const expected =
+        std::max(2.0, static_cast<double>(known) / std::pow(4.0, expectedShrinks));
+      this->progress(
+        0.2 + 0.75 * (1.0 - std::log(expected) / logM), ("round " + std::to_string(round)).c_str());
+      this->enqueueRound(round, known, rounds);
+    };
+    bool const ahead = queuesRoundAhead();
     // Each look reads the whole history (a few hundred bytes, as fast as one value): the last
     // one is what checkRounds checks, without another wait.
     std::vector<std::uint32_t> history(RoundCounters::kMaxRounds + 2);
@@ -493,21 +520,29 @@ private:
       // predicts, then look (a round too many costs a few empty launches).
       int const batch =
         std::max(1, static_cast<int>(std::log(static_cast<double>(known)) / std::log(6.0)));
-      for (int b = 0; b < batch; ++b)
+      int const target = looked + batch;
+      while (round < target)
       {
-        ++round;
-        if (round > RoundCounters::kMaxRounds)
-        {
-          throw Error(ErrorCode::Internal, "too many Boruvka rounds");
-        }
-        // Progress from the expected count: about four times fewer components per round.
-        double const expected = std::max(2.0, static_cast<double>(known) / std::pow(4.0, b));
-        this->progress(0.2 + 0.75 * (1.0 - std::log(expected) / logM),
-          ("round " + std::to_string(round)).c_str());
-        this->enqueueRound(round, known, rounds);
+        queue(round - looked);
       }
-      this->X.copyToHostUntimed(history.data(), counters.data(), history.size());
-      known = history[round + 1];
+      // The look at round `target`'s count, with the round after it queued behind the read
+      // when that round is a replay (ahead): the GPU runs it while the host waits and decides,
+      // instead of idling from the read to the next launch; after the last round it runs
+      // empty (its launches return). Only a replay: its launches are sized once, by the count
+      // before the first replayed round, whereas a round queued by itself would be sized by the
+      // count of the look before this one (its launches larger than this look will allow, and
+      // the first replayed round's size, which the kept graph is updated to, would change).
+      this->X.copyToHostUntimed(history.data(), counters.data(), history.size(),
+        [&]
+        {
+          if (ahead && rounds.replayFrom > 0 && round >= rounds.replayFrom && round == target &&
+            round < RoundCounters::kMaxRounds)
+          {
+            queue(batch);
+          }
+        });
+      looked = target;
+      known = history[looked + 1];
     }
     this->checkRounds(history, round, m, stats);
   }

@@ -1344,10 +1344,22 @@ TEST_P(Engine, StatsAreFilledIn)
   EXPECT_GE(s.uploadMilliseconds, 0.0);
   EXPECT_GE(s.downloadMilliseconds, 0.0);
   EXPECT_FALSE(s.phases.empty());
+  std::map<std::string, int> seen;
+  int lastRound = 0;
   for (const emst::PhaseTime& phase : s.phases)
   {
     EXPECT_FALSE(phase.name.empty());
     EXPECT_GE(phase.milliseconds, 0.0) << phase.name;
+    EXPECT_EQ(++seen[phase.name], 1) << phase.name << " twice";
+    if (phase.name.rfind("round ", 0) == 0)
+    {
+      // Every round in order; those queued past the last (the look's batch, the round queued
+      // ahead of a look) after them.
+      EXPECT_EQ(std::stoi(phase.name.substr(6)), ++lastRound) << phase.name;
+    }
   }
+  EXPECT_GE(lastRound, s.rounds);
+  EXPECT_LE(lastRound, s.rounds + 4); // a batch of at most ln(5000) / ln(6) rounds, one ahead
+  EXPECT_EQ(s.phases.back().name, "output");
   EXPECT_GT(s.peakBackendBytes, 0u);
 }

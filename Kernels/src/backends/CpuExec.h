@@ -275,6 +275,13 @@ public:
   {
     this->copyToHost(dst, src, n);
   }
+  /// The same, then `between` (which the GPU runs while the host waits for the copy).
+  template <class T, class Between>
+  void copyToHostUntimed(T* dst, const T* src, std::size_t n, Between&& between)
+  {
+    this->copyToHost(dst, src, n);
+    between();
+  }
   /// The same as copyToHost here; on the GPU, a copy queued without a wait.
   template <class T>
   void copyToHostAsync(T* dst, const T* src, std::size_t n)

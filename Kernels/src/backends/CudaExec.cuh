@@ -1571,16 +1571,31 @@ public:
   template <class T>
   void copyToHostUntimed(T* dst, const T* src, std::size_t n)
   {
+    this->copyToHostUntimed(dst, src, n, [] {});
+  }
+  /// The same, with `between` queued after the read and before the host waits for it: work the
+  /// GPU runs while the host waits and decides (the rounds' next one). `between` queues no
+  /// read-back of its own (it would take the slot's words before the host read them: checked).
+  /// On the copy path the copy may come after `between`'s work.
+  template <class T, class Between>
+  void copyToHostUntimed(T* dst, const T* src, std::size_t n, Between&& between)
+  {
     std::size_t const bytes = n * sizeof(T);
     if (this->Slot && sizeof(T) % 4 == 0 && bytes <= ReadBackSlot::kLaterWord * 4)
     {
       ReadBackTarget<std::uint32_t> const target = this->readBackTarget<std::uint32_t>(nullptr);
       this->launch("publishWordsKernel", publishWordsKernel<std::uint32_t>, 1, kBlock,
         reinterpret_cast<const std::uint32_t*>(src), bytes / 4, target);
+      between();
+      if (this->ReadBacks != target.number)
+      {
+        throw Error(ErrorCode::Internal, "a read-back was queued between another's and its wait");
+      }
       this->readBack(target, dst, n);
       return;
     }
     EMST_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, this->Stream));
+    between();
     EMST_CUDA_CHECK(cudaStreamSynchronize(this->Stream));
   }
   /// A device -> host copy queued on the stream, not waited for (phases() or a sync waits).
