@@ -496,8 +496,9 @@ private:
     int looked = 0;
     int round = 0; // rounds queued: `looked` and up to a batch more
     double const logM = std::log(static_cast<double>(m));
-    auto const queue = [&](int expectedShrinks)
+    auto const queue = [&]
     {
+      int const expectedShrinks = round - looked; // rounds queued since the look
       ++round;
       if (round > RoundCounters::kMaxRounds)
       {
@@ -510,7 +511,7 @@ private:
         0.2 + 0.75 * (1.0 - std::log(expected) / logM), ("round " + std::to_string(round)).c_str());
       this->enqueueRound(round, known, rounds);
     };
-    bool const ahead = queuesRoundAhead();
+    bool const ahead = rounds.replayFrom > 0 && queuesRoundAhead();
     // Each look reads the whole history (a few hundred bytes, as fast as one value): the last
     // one is what checkRounds checks, without another wait.
     std::vector<std::uint32_t> history(RoundCounters::kMaxRounds + 2);
@@ -523,22 +524,22 @@ private:
       int const target = looked + batch;
       while (round < target)
       {
-        queue(round - looked);
+        queue();
       }
-      // The look at round `target`'s count, with the round after it queued behind the read
-      // when that round is a replay (ahead): the GPU runs it while the host waits and decides,
-      // instead of idling from the read to the next launch; after the last round it runs
-      // empty (its launches return). Only a replay: its launches are sized once, by the count
-      // before the first replayed round, whereas a round queued by itself would be sized by the
-      // count of the look before this one (its launches larger than this look will allow, and
-      // the first replayed round's size, which the kept graph is updated to, would change).
+      // The look at round `target`'s count (round == target: at most one was queued ahead),
+      // with the round after it queued behind the read when that round is a replay (ahead): the
+      // GPU runs it while the host waits and decides, instead of idling from the read to the next
+      // launch; after the last round it runs empty (its launches return). Only a replay: its
+      // launches are sized once, by the count before the first replayed round, whereas a round
+      // queued by itself would be sized by the count of the look before this one (its launches
+      // larger than this look will allow, and the first replayed round's size, which the kept graph
+      // is updated to, would change).
       this->X.copyToHostUntimed(history.data(), counters.data(), history.size(),
         [&]
         {
-          if (ahead && rounds.replayFrom > 0 && round >= rounds.replayFrom && round == target &&
-            round < RoundCounters::kMaxRounds)
+          if (ahead && round >= rounds.replayFrom && round < RoundCounters::kMaxRounds)
           {
-            queue(batch);
+            queue();
           }
         });
       looked = target;
